@@ -1,0 +1,9 @@
+// bloomery: approximate membership filters. Including this header brings in the whole library.
+#pragma once
+
+#include "bloomery/bit_array.hpp"
+#include "bloomery/bloom_filter.hpp"
+#include "bloomery/format.hpp"
+#include "bloomery/hash.hpp"
+#include "bloomery/sizing.hpp"
+#include "bloomery/version.hpp"

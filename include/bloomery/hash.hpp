@@ -1,0 +1,196 @@
+// Key -> hash: the one place in bloomery where keys become hashes.
+//
+// Every filter hashes a key exactly once into 128 bits and derives all of its probe positions from
+// that value. Two modes exist:
+//   * seeded (default): XXH3-128 with a 64-bit seed. The default seed is a fixed constant, so
+//     filters built independently with the same parameters can be merged.
+//   * keyed: XXH3-128 with a 192-byte secret expanded from a random 256-bit key. Use it for
+//     filters that face untrusted keys; see README "Threat model".
+#pragma once
+
+#include <array>
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL  // header-only use: consumers of bloomery link nothing extra
+#endif
+#include <xxhash.h>
+
+namespace bloomery {
+
+static_assert(std::endian::native == std::endian::little,
+              "bloomery's file format and integer keys assume a little-endian host");
+
+// The 128 hash bits of one key. `low` and `high` are independent 64-bit halves.
+struct hash128 {
+  std::uint64_t low = 0;
+  std::uint64_t high = 0;
+  friend bool operator==(const hash128&, const hash128&) = default;
+};
+
+// The hash algorithm is part of a filter's identity and is written to its file.
+enum class hash_algorithm : std::uint32_t {
+  xxh3_128_seeded = 1,
+  xxh3_128_keyed = 2,
+};
+
+inline const char* to_string(hash_algorithm a) {
+  switch (a) {
+    case hash_algorithm::xxh3_128_seeded:
+      return "xxh3-128-seeded";
+    case hash_algorithm::xxh3_128_keyed:
+      return "xxh3-128-keyed";
+  }
+  return "unknown";
+}
+
+// A secret 256-bit key for keyed hashing.
+struct secret_key {
+  std::array<std::uint8_t, 32> bytes{};
+  friend bool operator==(const secret_key&, const secret_key&) = default;
+};
+
+// A fresh key from the operating system's entropy source (std::random_device reads getrandom on
+// Linux with libstdc++ and libc++).
+inline secret_key random_key() {
+  std::random_device rd;
+  secret_key key;
+  for (std::size_t i = 0; i < key.bytes.size(); i += 4) {
+    const std::uint32_t word = rd();
+    std::memcpy(key.bytes.data() + i, &word, 4);
+  }
+  return key;
+}
+
+// The fixed default seed ("bloomery" in ASCII): filters built with it are mergeable anywhere.
+inline constexpr std::uint64_t default_seed = 0x7972656d6f6f6c62ULL;
+
+class hasher {
+ public:
+  // Seeded mode. Implicit on purpose: `bloom_filter f(params, 42)` reads naturally.
+  hasher(std::uint64_t seed = default_seed) noexcept  // NOLINT(google-explicit-constructor)
+      : algorithm_(hash_algorithm::xxh3_128_seeded), seed_(seed) {}
+
+  // Keyed mode: the 192-byte XXH3 secret is derived from the key with XXH3_generateSecret, which
+  // spreads the key's entropy over every secret byte as XXH3 requires.
+  hasher(const secret_key& key)  // NOLINT(google-explicit-constructor)
+      : algorithm_(hash_algorithm::xxh3_128_keyed), seed_(0), key_(key) {
+    if (XXH3_generateSecret(secret_.data(), secret_.size(), key.bytes.data(), key.bytes.size()) !=
+        XXH_OK) {
+      throw std::runtime_error("bloomery: XXH3_generateSecret failed");
+    }
+  }
+
+  hash128 operator()(const void* data, std::size_t size) const noexcept {
+    const XXH128_hash_t h =
+        algorithm_ == hash_algorithm::xxh3_128_seeded
+            ? XXH3_128bits_withSeed(data, size, seed_)
+            : XXH3_128bits_withSecret(data, size, secret_.data(), secret_.size());
+    return {h.low64, h.high64};
+  }
+
+  hash_algorithm algorithm() const noexcept { return algorithm_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  bool keyed() const noexcept { return algorithm_ == hash_algorithm::xxh3_128_keyed; }
+  const secret_key& key() const noexcept { return key_; }
+
+  // Two hashers are equal when they map every key to the same hash.
+  friend bool operator==(const hasher& a, const hasher& b) noexcept {
+    return a.algorithm_ == b.algorithm_ && a.seed_ == b.seed_ && a.key_ == b.key_;
+  }
+
+  // Names the first difference, for error messages of merges; empty when equal.
+  friend std::string describe_difference(const hasher& a, const hasher& b) {
+    if (a.algorithm_ != b.algorithm_) {
+      return std::string("hash algorithm differs (") + to_string(a.algorithm_) + " vs " +
+             to_string(b.algorithm_) + ")";
+    }
+    if (a.seed_ != b.seed_) {
+      return "seed differs (" + std::to_string(a.seed_) + " vs " + std::to_string(b.seed_) + ")";
+    }
+    if (a.key_ != b.key_) return "secret key differs";
+    return {};
+  }
+
+ private:
+  hash_algorithm algorithm_;
+  std::uint64_t seed_;
+  secret_key key_{};
+  std::array<std::uint8_t, 192> secret_{};
+};
+
+// ---------------------------------------------------------------------------------------------
+// Keys. A key is anything `key_hash<K>` can turn into bytes: string-likes and byte spans as their
+// bytes, integers as their value widened to 64 bits (two's complement) in little-endian order, so
+// int32_t{-7} and int64_t{-7} are the same key on every platform. User types specialize
+// `bloomery::key_hash<T>` with a call operator that returns any of those (e.g. a string_view of a
+// field, or an integer id); the filter then hashes the result with its own hasher, so seeds and
+// keyed mode keep working for user types.
+// ---------------------------------------------------------------------------------------------
+
+template <class T>
+struct key_hash;  // primary template: specialize for user types
+
+namespace detail {
+
+template <class T>
+concept byte_like = std::same_as<std::remove_cv_t<T>, std::byte> ||
+                    std::same_as<std::remove_cv_t<T>, unsigned char> ||
+                    std::same_as<std::remove_cv_t<T>, char> ||
+                    std::same_as<std::remove_cv_t<T>, signed char> ||
+                    std::same_as<std::remove_cv_t<T>, char8_t>;
+
+template <class T>
+concept integer_key = std::integral<T> && !std::same_as<T, bool>;
+
+template <class T>
+concept string_key = std::convertible_to<const T&, std::string_view> && !integer_key<T>;
+
+template <class T>
+concept byte_range_key = !string_key<T> && requires(const T& t) {
+  { std::span(t) };
+  requires byte_like<typename decltype(std::span(t))::element_type>;
+};
+
+template <class T>
+concept builtin_key = integer_key<T> || string_key<T> || byte_range_key<T>;
+
+}  // namespace detail
+
+// A key that bloomery knows how to hash: a built-in key, or a type with a key_hash specialization
+// that projects it onto a built-in key.
+template <class T>
+concept hashable_key = detail::builtin_key<T> || requires(const T& t) {
+  { key_hash<T>{}(t) } -> detail::builtin_key;
+};
+
+// Hashes one key with `h`. This is the only function that feeds key bytes to the hash.
+template <hashable_key K>
+hash128 hash_key(const hasher& h, const K& key) noexcept {
+  if constexpr (detail::integer_key<K>) {
+    // Widen with the value's own signedness, then hash the 8 little-endian bytes.
+    const std::uint64_t wide = static_cast<std::uint64_t>(
+        static_cast<std::conditional_t<std::is_signed_v<K>, std::int64_t, std::uint64_t>>(key));
+    return h(&wide, sizeof wide);
+  } else if constexpr (detail::string_key<K>) {
+    const std::string_view s(key);
+    return h(s.data(), s.size());
+  } else if constexpr (detail::byte_range_key<K>) {
+    const auto s = std::span(key);
+    return h(s.data(), s.size_bytes());
+  } else {
+    return hash_key(h, key_hash<K>{}(key));
+  }
+}
+
+}  // namespace bloomery
