@@ -180,7 +180,7 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
             std::as_bytes(std::span(bits_.words()))};
   }
   static bloom_filter from_image(const detail::parsed_file& f) {
-    bloom_filter b(read_meta(f));
+    bloom_filter b(from_meta_tag{}, read_meta(f));
     std::memcpy(b.bits_.data(), f.payload.data(), f.payload.size());
     return b;
   }
@@ -188,7 +188,8 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
 
  private:
   friend class detail::bloom_queries<bloom_filter>;
-  explicit bloom_filter(detail::bloom_meta m) : bits_(m.bits), meta_(std::move(m)) {}
+  struct from_meta_tag {};
+  bloom_filter(from_meta_tag, detail::bloom_meta m) : bits_(m.bits), meta_(std::move(m)) {}
 
   void init(std::uint64_t m, std::uint32_t k, std::uint64_t cap, double fpr, hasher h) {
     bits_ = bit_array(m);

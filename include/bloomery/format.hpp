@@ -398,7 +398,9 @@ template <class F>
 std::vector<std::byte> serialize(const F& filter) {
   const detail::file_image img = filter.image();
   std::vector<std::byte> out = detail::encode_prefix(img);
-  out.insert(out.end(), img.payload.begin(), img.payload.end());
+  const std::size_t prefix_size = out.size();
+  out.resize(prefix_size + img.payload.size());
+  if (!img.payload.empty()) std::memcpy(out.data() + prefix_size, img.payload.data(), img.payload.size());
   return out;
 }
 

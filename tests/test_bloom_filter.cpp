@@ -1,0 +1,260 @@
+#include <bloomery/bloomery.hpp>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace bloomery;
+using bloomery::test::absent_keys;
+using bloomery::test::present_keys;
+
+TEST(BloomFilter, SizedFromCapacityAndFpr) {
+  bloom_filter f({.capacity = 1'000'000, .fpr = 0.01});
+  EXPECT_EQ(f.bit_count(), optimal_bits(1'000'000, 0.01));
+  EXPECT_EQ(f.hash_count(), 7u);
+  EXPECT_EQ(f.capacity(), 1'000'000u);
+  EXPECT_DOUBLE_EQ(f.target_fpr(), 0.01);
+  EXPECT_EQ(f.size_in_bytes(), (f.bit_count() + 511) / 512 * 64);
+  EXPECT_EQ(f.hash().seed(), default_seed);
+}
+
+TEST(BloomFilter, ExplicitParameters) {
+  bloom_filter f({.bits = 1000, .hashes = 3}, 99);
+  EXPECT_EQ(f.bit_count(), 1000u);
+  EXPECT_EQ(f.hash_count(), 3u);
+  EXPECT_EQ(f.hash().seed(), 99u);
+  EXPECT_EQ(f.capacity(), 231u);  // floor(1000 ln2 / 3)
+  EXPECT_DOUBLE_EQ(f.target_fpr(), false_positive_rate(231, 1000, 3));
+}
+
+TEST(BloomFilter, InsertedKeysAreFoundAndEmptyFilterFindsNothing) {
+  bloom_filter f({.capacity = 10'000, .fpr = 0.01});
+  const auto keys = present_keys(10'000);
+  for (auto k : keys) EXPECT_FALSE(f.may_contain(k));
+  for (auto k : keys) f.insert(k);
+  for (auto k : keys) ASSERT_TRUE(f.may_contain(k));
+  EXPECT_EQ(f.inserted(), 10'000u);
+  f.clear();
+  EXPECT_EQ(f.set_bit_count(), 0u);
+  EXPECT_EQ(f.inserted(), 0u);
+  for (auto k : keys) EXPECT_FALSE(f.may_contain(k));
+}
+
+TEST(BloomFilter, KeysOfEveryShape) {
+  bloom_filter f({.capacity = 1000, .fpr = 0.001});
+  const std::string s = "https://example.com/a";
+  const std::vector<std::uint8_t> bytes = {0, 1, 2, 255};
+  f.insert(s);
+  f.insert(bytes);
+  f.insert(std::int16_t{-3});
+  f.insert(std::uint8_t{200});
+  f.insert("");
+  EXPECT_TRUE(f.may_contain(std::string_view(s)));
+  EXPECT_TRUE(f.may_contain(std::span<const std::uint8_t>(bytes)));
+  EXPECT_TRUE(f.may_contain(std::int64_t{-3}));  // same key as int16_t{-3}
+  EXPECT_TRUE(f.may_contain(200ULL));
+  EXPECT_TRUE(f.may_contain(std::string()));
+}
+
+TEST(BloomFilter, MayContainManyAgreesWithMayContain) {
+  bloom_filter f({.capacity = 50'000, .fpr = 0.05});
+  const auto keys = present_keys(50'000);
+  for (auto k : keys) f.insert(k);
+  std::vector<std::uint64_t> probe = absent_keys(20'000);
+  probe.insert(probe.end(), keys.begin(), keys.begin() + 20'000);
+  std::vector<bool> out(probe.size());
+  const std::size_t positives = f.may_contain_many(probe, out);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    ASSERT_EQ(out[i], f.may_contain(probe[i])) << i;
+    expected += out[i];
+  }
+  EXPECT_EQ(positives, expected);
+  EXPECT_GE(positives, 20'000u);
+  // Strings through the same path, and an output too small is an error, not an overflow.
+  std::vector<std::string> words = {"a", "b", "c"};
+  f.insert("b");
+  std::vector<unsigned char> small(2);
+  EXPECT_THROW(f.may_contain_many(words, small), std::invalid_argument);
+  std::vector<unsigned char> out3(3);
+  f.may_contain_many(words, out3);
+  EXPECT_EQ(out3[1], 1);
+}
+
+// Measured FPR against theory at several (n, p); the tolerance is statistical (test_support.hpp).
+struct fpr_case {
+  std::uint64_t n;
+  double p;
+};
+class BloomFpr : public ::testing::TestWithParam<fpr_case> {};
+
+TEST_P(BloomFpr, MeasuredRateMatchesTheory) {
+  const auto [n, p] = GetParam();
+  bloom_filter f({.capacity = n, .fpr = p});
+  for (auto k : present_keys(n)) f.insert(k);
+  const std::uint64_t probes = 1'000'000;
+  const auto absent = absent_keys(probes);
+  std::vector<bool> out(probes);
+  const double measured = static_cast<double>(f.may_contain_many(absent, out)) / probes;
+  const double theory = false_positive_rate(n, f.bit_count(), f.hash_count());
+  EXPECT_NEAR(measured, theory,
+              test::fpr_tolerance(theory, probes, f.bit_count(), f.hash_count(), n))
+      << "n=" << n << " p=" << p;
+  EXPECT_NEAR(theory, p, p * 0.1);  // sizing hits the target it was asked for
+  // The filter's own estimate from its fill is the rate of this very filter: only sampling noise.
+  EXPECT_NEAR(measured, f.estimated_fpr(), 5 * std::sqrt(theory / probes));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, BloomFpr,
+                         ::testing::Values(fpr_case{10'000, 0.1}, fpr_case{10'000, 0.01},
+                                           fpr_case{10'000, 0.001}, fpr_case{1'000'000, 0.1},
+                                           fpr_case{1'000'000, 0.01},
+                                           fpr_case{1'000'000, 0.001}));
+
+TEST(BloomFilter, ApproximateCountWithinFivePercent) {
+  const std::uint64_t cap = 200'000;
+  bloom_filter f({.capacity = cap, .fpr = 0.01});
+  const auto keys = present_keys(cap);
+  for (std::size_t i = 0; i < cap / 2; ++i) f.insert(keys[i]);
+  EXPECT_NEAR(static_cast<double>(f.approximate_count()), cap / 2.0, 0.05 * cap / 2);
+  EXPECT_FALSE(f.is_over_capacity());
+  for (std::size_t i = cap / 2; i < cap; ++i) f.insert(keys[i]);
+  EXPECT_NEAR(static_cast<double>(f.approximate_count()), cap, 0.05 * cap);
+  EXPECT_FALSE(f.is_over_capacity()) << "exactly full must not warn";
+  // A full filter is about half set: 1 - e^{-kn/m} (0.518 here, with k rounded up to 7).
+  EXPECT_NEAR(f.fill_ratio(), -std::expm1(-7.0 * cap / static_cast<double>(f.bit_count())), 0.005);
+  EXPECT_NEAR(f.estimated_fpr(), 0.01, 0.001);
+  // Duplicates do not move the estimate: it counts distinct keys.
+  for (std::size_t i = 0; i < 1000; ++i) f.insert(keys[i]);
+  EXPECT_NEAR(static_cast<double>(f.approximate_count()), cap, 0.05 * cap);
+  // Driven past capacity, the filter warns and its FPR estimate climbs past the target.
+  for (auto k : present_keys(cap / 10, 77)) f.insert(k);
+  EXPECT_TRUE(f.is_over_capacity());
+  EXPECT_GT(f.estimated_fpr(), 0.015);
+}
+
+TEST(BloomFilter, ApproximateCountSaturatesWhenFull) {
+  bloom_filter f({.bits = 64, .hashes = 2});
+  for (std::uint64_t i = 0; i < 10'000; ++i) f.insert(i);
+  EXPECT_EQ(f.fill_ratio(), 1.0);
+  EXPECT_EQ(f.approximate_count(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_TRUE(f.is_over_capacity());
+  EXPECT_EQ(f.estimated_fpr(), 1.0);
+}
+
+TEST(BloomFilter, UnionIsBitIdenticalToBuildingFromBothSets) {
+  const auto a_keys = present_keys(30'000, 10), b_keys = present_keys(30'000, 11);
+  bloom_filter a({.capacity = 60'000, .fpr = 0.01}), b = a, both = a;
+  for (auto k : a_keys) a.insert(k), both.insert(k);
+  for (auto k : b_keys) b.insert(k), both.insert(k);
+  EXPECT_NE(a, both);
+  const bloom_filter u = a | b;
+  a |= b;
+  EXPECT_EQ(a, both);
+  EXPECT_EQ(u, both);
+  EXPECT_EQ(a.inserted(), 60'000u);
+  for (auto k : b_keys) ASSERT_TRUE(a.may_contain(k));
+}
+
+TEST(BloomFilter, IntersectionKeepsEveryCommonKey) {
+  const auto common = present_keys(5'000, 20), only_a = present_keys(5'000, 21),
+             only_b = present_keys(5'000, 22);
+  bloom_filter a({.capacity = 20'000, .fpr = 0.01}), b = a;
+  for (auto k : common) a.insert(k), b.insert(k);
+  for (auto k : only_a) a.insert(k);
+  for (auto k : only_b) b.insert(k);
+  const bloom_filter i = a & b;
+  for (auto k : common) ASSERT_TRUE(i.may_contain(k));
+  // Most keys of only one side are gone.
+  std::size_t survivors = 0;
+  for (auto k : only_a) survivors += i.may_contain(k);
+  EXPECT_LT(survivors, only_a.size() / 4);
+  a &= b;
+  EXPECT_EQ(a, i);
+}
+
+TEST(BloomFilter, MergingIncompatibleFiltersNamesTheDifference) {
+  const bloom_filter base({.bits = 1000, .hashes = 3});
+  const auto expect_merge_error = [&](const bloom_filter& other, const std::string& needle) {
+    bloom_filter a = base;
+    try {
+      a |= other;
+      ADD_FAILURE() << "union should fail: " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(a &= other, std::invalid_argument);
+  };
+  expect_merge_error(bloom_filter({.bits = 1001, .hashes = 3}), "bits differ (1000 vs 1001)");
+  expect_merge_error(bloom_filter({.bits = 1000, .hashes = 4}), "hashes differ (3 vs 4)");
+  expect_merge_error(bloom_filter({.bits = 1000, .hashes = 3}, 5), "seed differs");
+  expect_merge_error(bloom_filter({.bits = 1000, .hashes = 3}, random_key()),
+                     "hash algorithm differs");
+}
+
+TEST(BloomFilter, KeyedFiltersWorkAndMergeOnlyWithTheSameKey) {
+  const secret_key key = random_key();
+  bloom_filter a({.capacity = 1000, .fpr = 0.01}, key), b({.capacity = 1000, .fpr = 0.01}, key);
+  a.insert("x");
+  b.insert("y");
+  a |= b;
+  EXPECT_TRUE(a.may_contain("x"));
+  EXPECT_TRUE(a.may_contain("y"));
+  bloom_filter c({.capacity = 1000, .fpr = 0.01}, random_key());
+  EXPECT_THROW(a |= c, std::invalid_argument);
+}
+
+TEST(BloomFilter, InvalidParametersThrowWithUsefulMessages) {
+  const auto expect_msg = [](auto&& fn, const std::string& needle) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected invalid_argument: " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_msg([] { bloom_filter({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
+  expect_msg([] { bloom_filter({.capacity = 10, .fpr = 0}); }, "fpr = 0 is invalid");
+  expect_msg([] { bloom_filter({.capacity = 10, .fpr = 1}); }, "allowed range is (0, 1)");
+  expect_msg([] { bloom_filter({.capacity = 10, .fpr = std::nan("")}); }, "fpr = nan");
+  expect_msg([] { bloom_filter({.bits = 0, .hashes = 3}); }, "bits = 0");
+  expect_msg([] { bloom_filter({.bits = 100, .hashes = 0}); }, "hashes = 0");
+  expect_msg([] { bloom_filter({.bits = 100, .hashes = 256}); }, "allowed range is [1, 255]");
+  expect_msg([] { bloom_filter({.bits = (std::uint64_t{1} << 48) + 1, .hashes = 3}); },
+             "allowed range is [1, 2^48]");
+}
+
+// m beyond 2^32 bits: positions are computed in 64 bits, so keys land in the upper half too.
+TEST(BloomFilter, MoreThanTwoToThe32Bits) {
+  const std::uint64_t m = (std::uint64_t{1} << 33) + 12'345;  // 1 GiB, not a power of two
+  bloom_filter f({.bits = m, .hashes = 3});
+  std::vector<std::uint64_t> high_keys;
+  std::uint64_t max_pos = 0;
+  for (std::uint64_t key = 0; key < 2'000; ++key) {
+    bool all_high = true;
+    detail::for_each_position(hash_key(f.hash(), key), m, 3, [&](std::uint64_t pos) {
+      all_high &= pos >= (std::uint64_t{1} << 32);
+      max_pos = std::max(max_pos, pos);
+    });
+    f.insert(key);
+    if (all_high) high_keys.push_back(key);
+  }
+  EXPECT_GT(high_keys.size(), 150u);  // about 1/8 of keys
+  EXPECT_GT(max_pos, m - m / 100);    // the top of the range is reached
+  const auto words = f.words();
+  for (auto key : high_keys) {
+    ASSERT_TRUE(f.may_contain(key));
+    detail::for_each_position(hash_key(f.hash(), key), m, 3, [&](std::uint64_t pos) {
+      ASSERT_TRUE((words[pos >> 6] >> (pos & 63)) & 1) << "bit " << pos << " not set";
+    });
+  }
+  std::uint64_t upper_bits = 0;
+  for (std::size_t w = (std::size_t{1} << 32) / 64; w < words.size(); ++w) {
+    upper_bits += static_cast<std::uint64_t>(std::popcount(words[w]));
+  }
+  EXPECT_NEAR(static_cast<double>(upper_bits), 3000.0, 200.0);  // half of 6000 probes
+  for (std::uint64_t key = 0; key < 2'000; ++key) ASSERT_TRUE(f.may_contain(key));
+}

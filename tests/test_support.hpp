@@ -1,0 +1,65 @@
+// Shared helpers for the tests: deterministic key streams and a temporary directory.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace bloomery::test {
+
+// splitmix64: a fixed, fast stream of well-mixed 64-bit values.
+inline std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Present keys have the top bit clear, absent keys have it set: the two sets never overlap.
+inline std::vector<std::uint64_t> present_keys(std::size_t n, std::uint64_t seed = 1) {
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = splitmix64(seed) & ~(std::uint64_t{1} << 63);
+  return keys;
+}
+inline std::vector<std::uint64_t> absent_keys(std::size_t n, std::uint64_t seed = 2) {
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = splitmix64(seed) | (std::uint64_t{1} << 63);
+  return keys;
+}
+
+// Tolerance for a measured false-positive rate: 5 standard deviations of the binomial sampling
+// noise over `probes` queries, combined with the spread of a filter's true FPR around the formula
+// (the fill X/m of one filter varies; fpr = fill^k, so its relative spread is k * sd(fill)/fill).
+inline double fpr_tolerance(double p, std::uint64_t probes, std::uint64_t m, std::uint32_t k,
+                            std::uint64_t n) {
+  const double q = std::exp(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
+  const double fill = 1 - q;
+  const double sd_fill = std::sqrt(q * (1 - q) / static_cast<double>(m));  // conservative
+  const double sd_model = p * k * sd_fill / fill;
+  const double sd_sampling = std::sqrt(p * (1 - p) / static_cast<double>(probes));
+  return 5 * std::sqrt(sd_model * sd_model + sd_sampling * sd_sampling);
+}
+
+// A fresh directory under the system temp dir, removed with its contents at scope exit.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "bloomery-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace bloomery::test
