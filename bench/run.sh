@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Builds bloomery-bench in build-bench/ (Release: plain -O3, no -march) and runs the suite.
+#
+#   bench/run.sh            10^4, 10^6, 10^7 keys, u64 and str16, bloomery + libbloom + LevelDB
+#   bench/run.sh --huge     the same, then bloomery alone at 10^8 uint64 keys (~1.2 GB of RAM)
+#   bench/run.sh --quick    one short repetition of everything (smoke test, numbers not usable)
+#
+# Environment: MIN_TIME (seconds per benchmark run, default 0.2), REPS (repetitions, default 3),
+# FILTER (overrides the benchmark regex of the main phase), BLOOMERY_BENCH_BUILD_DIR.
+# Further arguments go to Google Benchmark unchanged.
+#
+# Output: console to stdout and <build>/results/<stamp>-*.txt, JSON to <build>/results/<stamp>-*.json,
+# and, when python3 exists, the markdown summary (bench/summarize.py) to <build>/results/<stamp>.md.
+# With REPS > 1 the repetitions run randomly interleaved and the summary uses their medians, so
+# slow drift or a noisy neighbour hits every implementation alike.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=${BLOOMERY_BENCH_BUILD_DIR:-$root/build-bench}
+min_time=${MIN_TIME:-0.2}
+reps=${REPS:-3}
+huge=0
+extra=()
+for arg in "$@"; do
+  case "$arg" in
+    --huge) huge=1 ;;
+    --quick) min_time=0.02; reps=1 ;;
+    *) extra+=("$arg") ;;
+  esac
+done
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target bloomery-bench
+bin=$build/bench/bloomery-bench
+[[ -x $bin ]] || { echo "run.sh: $bin was not built (is Google Benchmark installed?)" >&2; exit 1; }
+
+out=$build/results
+mkdir -p "$out"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
+  echo "run.sh: warning: 1-minute load average is $load; other work on this machine skews timings" >&2
+fi
+
+common=(--benchmark_min_time="$min_time" --benchmark_repetitions="$reps"
+        --benchmark_out_format=json --benchmark_counters_tabular=false)
+if (( reps > 1 )); then
+  common+=(--benchmark_enable_random_interleaving=true --benchmark_display_aggregates_only=true)
+fi
+
+run_phase() {  # name, filter, extra flags...
+  local name=$1 filter=$2
+  shift 2
+  echo "== $name: filter '$filter', min_time ${min_time}s, $reps repetition(s)"
+  "$bin" --benchmark_filter="$filter" --benchmark_out="$out/$stamp-$name.json" "${common[@]}" \
+    "$@" "${extra[@]}" | tee "$out/$stamp-$name.txt"
+}
+
+start=$SECONDS
+run_phase main "${FILTER:-/(10000|1000000|10000000)\$}"
+jsons=("$out/$stamp-main.json")
+if (( huge )); then
+  run_phase huge '/100000000$' --huge
+  jsons+=("$out/$stamp-huge.json")
+fi
+echo "== done in $((SECONDS - start)) s; results in $out/$stamp-*"
+
+if command -v python3 >/dev/null; then
+  python3 "$here/summarize.py" "${jsons[@]}" | tee "$out/$stamp.md"
+fi

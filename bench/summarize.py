@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Turns bloomery-bench JSON output into the markdown tables of BENCHMARKS.md.
+
+usage: summarize.py RESULT.json [MORE.json ...]
+
+Uses the median aggregate of each benchmark when repetitions were run, else its single run.
+Times are CPU ns per key (the `per_key` counter).
+"""
+import json
+import sys
+
+OPS = ["insert", "build", "present", "absent", "present_many", "absent_many"]
+IMPLS = ["bloomery", "libbloom", "leveldb"]
+SIZES = [10_000, 1_000_000, 10_000_000, 100_000_000]
+
+
+def load(paths):
+    rows, context = {}, {}
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        context.update(doc.get("context", {}))
+        singles, medians, spread = {}, {}, {}
+        for b in doc["benchmarks"]:
+            name = b.get("run_name", b["name"])
+            if b.get("error_occurred"):
+                print(f"warning: {name}: {b.get('error_message')}", file=sys.stderr)
+                continue
+            if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median":
+                    medians[name] = b
+                elif b.get("aggregate_name") == "cv":
+                    spread[name] = b
+            else:
+                singles.setdefault(name, b)
+        for name, b in singles.items():
+            rows[name] = dict(medians.get(name, b))
+            if name in spread:
+                rows[name]["cv"] = spread[name].get("per_key")
+    return rows, context
+
+
+def key(op, impl, keys, n):
+    return f"{op}/{impl}/{keys}/{n}"
+
+
+def ns(row):
+    return row["per_key"] * 1e9 if row and "per_key" in row else None
+
+
+def fmt(x, spec=".1f"):
+    return "—" if x is None else format(x, spec)
+
+
+def size_name(n):
+    return {10_000: "10^4", 1_000_000: "10^6", 10_000_000: "10^7", 100_000_000: "10^8"}[n]
+
+
+def main(paths):
+    rows, ctx = load(paths)
+    out = []
+    out.append(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at "
+               f"{ctx.get('mhz_per_cpu', '?')} MHz, load average at start "
+               f"{ctx.get('load_avg', '?')}; library build type: {ctx.get('library_build_type', '?')}")
+    out.append("")
+
+    # Target (a): absent-key lookups at 10^7 uint64 keys.
+    n = 10_000_000
+    b = rows.get(key("absent", "bloomery", "u64", n))
+    if b:
+        out.append("### Absent-key `may_contain`, 10^7 uint64 keys, 1% target")
+        out.append("")
+        out.append("| implementation | bits/key | k | ns/key | slowdown vs bloomery | measured FPR | theory FPR | measured / theory |")
+        out.append("|---|---|---|---|---|---|---|---|")
+        for impl in IMPLS:
+            r = rows.get(key("absent", impl, "u64", n))
+            if not r:
+                continue
+            out.append(f"| {impl} | {r['bits_per_key']:.3f} | {r['k']:.0f} | {ns(r):.1f} | "
+                       f"{ns(r) / ns(b):.2f}x | {r['fpr'] * 100:.3f}% | {r['fpr_theory'] * 100:.3f}% | "
+                       f"{r['fpr'] / r['fpr_theory']:.3f} |")
+        out.append("")
+
+    for keys in ["u64", "str16"]:
+        sizes = [s for s in SIZES if any(key(op, "bloomery", keys, s) in rows for op in OPS)]
+        if not sizes:
+            continue
+        out.append(f"### ns per key, {keys} keys (CPU time, median of repetitions)")
+        out.append("")
+        out.append("| operation | implementation | " + " | ".join(size_name(s) for s in sizes) + " |")
+        out.append("|---|---|" + "---|" * len(sizes))
+        for op in OPS:
+            for impl in IMPLS:
+                cells = [rows.get(key(op, impl, keys, s)) for s in sizes]
+                if not any(cells):
+                    continue
+                out.append(f"| {op} | {impl} | " + " | ".join(fmt(ns(c)) for c in cells) + " |")
+        out.append("")
+        out.append(f"Batched vs one-at-a-time (bloomery, {keys}): one-at-a-time ns / batched ns")
+        out.append("")
+        out.append("| keys | " + " | ".join(size_name(s) for s in sizes) + " |")
+        out.append("|---|" + "---|" * len(sizes))
+        for kind in ["present", "absent"]:
+            cells = []
+            for s in sizes:
+                one, many = rows.get(key(kind, "bloomery", keys, s)), rows.get(
+                    key(kind + "_many", "bloomery", keys, s))
+                cells.append(fmt(ns(one) / ns(many), ".2f") + "x" if one and many else "—")
+            out.append(f"| {kind} | " + " | ".join(cells) + " |")
+        out.append("")
+
+    # Target checks.
+    out.append("### Targets")
+    out.append("")
+    b = rows.get(key("absent", "bloomery", "u64", 10_000_000))
+    lb = rows.get(key("absent", "libbloom", "u64", 10_000_000))
+    ld = rows.get(key("absent", "leveldb", "u64", 10_000_000))
+    if b and lb:
+        r = ns(lb) / ns(b)
+        out.append(f"- (a) absent may_contain, 10^7 u64: libbloom / bloomery = {r:.2f}x "
+                   f"(target >= 3x: {'met' if r >= 3 else 'MISSED'})")
+    if b and ld:
+        r = ns(ld) / ns(b)
+        out.append(f"- (a) absent may_contain, 10^7 u64: LevelDB / bloomery = {r:.2f}x "
+                   f"(target >= 2x: {'met' if r >= 2 else 'MISSED'})")
+    if b:
+        dev = b["fpr"] / b["fpr_theory"] - 1
+        out.append(f"- (a) bloomery FPR {b['fpr'] * 100:.4f}% vs theory {b['fpr_theory'] * 100:.4f}%: "
+                   f"{dev * 100:+.2f}% (target within ±5%: {'met' if abs(dev) <= 0.05 else 'MISSED'})")
+    for kind in ["absent", "present"]:
+        one = rows.get(key(kind, "bloomery", "u64", 100_000_000))
+        many = rows.get(key(kind + "_many", "bloomery", "u64", 100_000_000))
+        if one and many:
+            r = ns(one) / ns(many)
+            out.append(f"- (b) {kind} keys, 10^8 u64: one-at-a-time / may_contain_many = {r:.2f}x "
+                       f"(target >= 2.5x: {'met' if r >= 2.5 else 'MISSED'})")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bloomery needs, only those that are missing. Needs root or sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config   # toolchain
+  libxxhash-dev                      # hashing (the library's only dependency)
+  googletest libgtest-dev librapidcheck-dev   # tests
+  libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "bloomery: installing Debian packages: ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "bloomery: need root or sudo to install ${missing[*]}" >&2; exit 2; }
+  sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

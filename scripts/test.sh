@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds bloomery (installing missing Debian packages) and runs every test:
+#   1. the whole suite in a Release build (unit, property, concurrency, install, demo smoke test);
+#   2. the test binaries again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the concurrency tests under ThreadSanitizer.
+# Set BLOOMERY_SKIP_SANITIZERS=1 to run only stage 1 while iterating.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+
+stage "Release build: all tests"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build -j"$jobs" --output-on-failure
+
+if [ "${BLOOMERY_SKIP_SANITIZERS:-0}" = 1 ]; then exit 0; fi
+
+stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit tests"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_TEST_LABELS="unit;concurrency" >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency"
+
+stage "ThreadSanitizer: concurrency tests"
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
+cmake --build build-tsan -j"$jobs"
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure -L concurrency
