@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config   # toolchain
+  build-essential cmake pkg-config clang-format   # toolchain and formatter
   libxxhash-dev                      # hashing (the library's only dependency)
   googletest libgtest-dev librapidcheck-dev   # tests
   libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers

@@ -1,5 +1,5 @@
-#include <bloomery/bloomery.hpp>
 #include <gtest/gtest.h>
+#include <bloomery/bloomery.hpp>
 
 #include <cmath>
 #include <string>
@@ -111,8 +111,7 @@ TEST_P(BloomFpr, MeasuredRateMatchesTheory) {
 INSTANTIATE_TEST_SUITE_P(Sizes, BloomFpr,
                          ::testing::Values(fpr_case{10'000, 0.1}, fpr_case{10'000, 0.01},
                                            fpr_case{10'000, 0.001}, fpr_case{1'000'000, 0.1},
-                                           fpr_case{1'000'000, 0.01},
-                                           fpr_case{1'000'000, 0.001}));
+                                           fpr_case{1'000'000, 0.01}, fpr_case{1'000'000, 0.001}));
 
 TEST(BloomFilter, ApproximateCountWithinFivePercent) {
   const std::uint64_t cap = 200'000;

@@ -1,7 +1,7 @@
 // Concurrent inserts (insert_concurrent) from several threads, with readers running beside them.
 // Run under ThreadSanitizer in CI: any data race fails the build.
-#include <bloomery/bloomery.hpp>
 #include <gtest/gtest.h>
+#include <bloomery/bloomery.hpp>
 
 #include <atomic>
 #include <thread>

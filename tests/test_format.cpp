@@ -1,6 +1,6 @@
-#include <bloomery/bloomery.hpp>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <bloomery/bloomery.hpp>
 
 #include <fstream>
 #include <string>
@@ -21,7 +21,8 @@ bloom_filter small_filter(hasher h = {}) {
 
 void write_bytes(const std::filesystem::path& p, std::span<const std::byte> bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string format_error_of(auto&& fn) {
@@ -68,10 +69,10 @@ TEST(Format, LayoutIsDocumented) {
   const auto bytes = serialize(f);
   ASSERT_GE(bytes.size(), 192u);
   EXPECT_EQ(std::memcmp(bytes.data(), "BLOOMERY", 8), 0);
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 8), 1u);   // version
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 12), 1u);  // kind: bloom
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 16), 1u);  // xxh3-128 seeded
-  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 24), 5u);  // seed
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 8), 1u);     // version
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 12), 1u);    // kind: bloom
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 16), 1u);    // xxh3-128 seeded
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 24), 5u);    // seed
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 64), 100u);  // element count
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 72), 192u);  // payload offset
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 80), f.size_in_bytes());
@@ -112,12 +113,13 @@ TEST(Format, EveryTruncationIsRejected) {
     EXPECT_THROW(load<bloom_filter>(dir / "t.bloom"), format_error) << len;
     EXPECT_THROW(map_file<bloom_filter>(dir / "t.bloom"), format_error) << len;
   }
-  EXPECT_NE(format_error_of([&] { deserialize<bloom_filter>(std::span(bytes).first(150)); })
-                .find("truncated"),
+  EXPECT_NE(format_error_of([&] {
+              deserialize<bloom_filter>(std::span(bytes).first(150));
+            }).find("truncated"),
             std::string::npos);
-  EXPECT_NE(format_error_of([&] { deserialize<bloom_filter>(std::span(bytes).first(0)); })
-                .find("empty"),
-            std::string::npos);
+  EXPECT_NE(
+      format_error_of([&] { deserialize<bloom_filter>(std::span(bytes).first(0)); }).find("empty"),
+      std::string::npos);
 }
 
 TEST(Format, EveryFlippedByteIsRejected) {
@@ -142,8 +144,9 @@ TEST(Format, TrailingDataAndWrongContentAreRejectedWithReasons) {
   EXPECT_NE(format_error_of([&] { deserialize<bloom_filter>(bad_magic); }).find("bad magic"),
             std::string::npos);
   const std::string text = "key-1\nkey-2\n";
-  EXPECT_NE(format_error_of([&] { deserialize<bloom_filter>(std::as_bytes(std::span(text))); })
-                .find("bad magic"),
+  EXPECT_NE(format_error_of([&] {
+              deserialize<bloom_filter>(std::as_bytes(std::span(text)));
+            }).find("bad magic"),
             std::string::npos);
   auto corrupted = bytes;
   corrupted[bytes.size() - 1] ^= std::byte{4};
@@ -151,16 +154,18 @@ TEST(Format, TrailingDataAndWrongContentAreRejectedWithReasons) {
             std::string::npos);
   auto future = bytes;
   future[8] = std::byte{2};
-  EXPECT_NE(format_error_of([&] { deserialize<bloom_filter>(future); })
-                .find("unsupported format version 2"),
+  EXPECT_NE(format_error_of([&] {
+              deserialize<bloom_filter>(future);
+            }).find("unsupported format version 2"),
             std::string::npos);
 }
 
 // Re-seals a hand-edited image so that only the semantic check can catch it.
 static void reseal(std::vector<std::byte>& bytes) {
   const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(bytes.data() + detail::offs::checksum,
-                             detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+  detail::put<std::uint64_t>(
+      bytes.data() + detail::offs::checksum,
+      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
 }
 
 TEST(Format, ValuesAreValidatedEvenWithAGoodChecksum) {
@@ -209,8 +214,8 @@ TEST(Format, SaveReplacesAtomicallyAndLeavesNoTemporaries) {
   EXPECT_EQ(entries, 1u);
   // A save that fails (here: the directory is read-only, unless we are root) keeps the old file.
   if (::geteuid() != 0) {
-    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read |
-                                                 std::filesystem::perms::owner_exec);
+    std::filesystem::permissions(
+        dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
     EXPECT_THROW(save(small_filter(3), path), std::system_error);
     std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all);
     EXPECT_EQ(load<bloom_filter>(path).hash().seed(), 2u);

@@ -1,5 +1,5 @@
-#include <bloomery/hash.hpp>
 #include <gtest/gtest.h>
+#include <bloomery/hash.hpp>
 
 #include <array>
 #include <cstring>

@@ -1,5 +1,5 @@
-#include <bloomery/sizing.hpp>
 #include <gtest/gtest.h>
+#include <bloomery/sizing.hpp>
 
 #include <cmath>
 #include <limits>
@@ -16,7 +16,7 @@ TEST(Sizing, BitsPerKeyMatchesTheClassicFormula) {
 TEST(Sizing, OptimalBitsAndHashes) {
   EXPECT_EQ(optimal_bits(1'000'000, 0.01), 9'585'059u);
   EXPECT_EQ(optimal_hashes(9'585'059, 1'000'000), 7u);
-  EXPECT_EQ(optimal_bits(1, 0.5), 2u);  // ceil(1.44)
+  EXPECT_EQ(optimal_bits(1, 0.5), 2u);    // ceil(1.44)
   EXPECT_EQ(optimal_hashes(1, 100), 1u);  // never below one probe
   // 5,000,000 keys at 1%: about 6 MB.
   EXPECT_NEAR(optimal_bits(5'000'000, 0.01) / 8.0 / 1e6, 5.99, 0.01);

@@ -35,7 +35,8 @@ inline std::vector<std::uint64_t> absent_keys(std::size_t n, std::uint64_t seed 
 // (the fill X/m of one filter varies; fpr = fill^k, so its relative spread is k * sd(fill)/fill).
 inline double fpr_tolerance(double p, std::uint64_t probes, std::uint64_t m, std::uint32_t k,
                             std::uint64_t n) {
-  const double q = std::exp(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
+  const double q =
+      std::exp(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
   const double fill = 1 - q;
   const double sd_fill = std::sqrt(q * (1 - q) / static_cast<double>(m));  // conservative
   const double sd_model = p * k * sd_fill / fill;

@@ -47,8 +47,12 @@ constexpr u64 splitmix64_at(u64 i) noexcept {
   z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
   return z ^ (z >> 31);
 }
-constexpr u64 present_key(u64 i) noexcept { return splitmix64_at(i); }                  // i < 2^63
-constexpr u64 absent_key(u64 j) noexcept { return splitmix64_at(absent_offset + j); }  // j < 2^63
+constexpr u64 present_key(u64 i) noexcept {
+  return splitmix64_at(i);
+}  // i < 2^63
+constexpr u64 absent_key(u64 j) noexcept {
+  return splitmix64_at(absent_offset + j);
+}  // j < 2^63
 
 // ------------------------------------------------------------------------------------------------
 // Formatting
@@ -77,14 +81,19 @@ std::string grouped(u64 v) {
 std::string grouped1(double v) {
   const double r = std::round(v * 10.0) / 10.0;
   const u64 whole = static_cast<u64>(r);
-  return grouped(whole) + fmt(".%d", static_cast<int>(std::llround((r - static_cast<double>(whole)) * 10.0)));
+  return grouped(whole) +
+         fmt(".%d", static_cast<int>(std::llround((r - static_cast<double>(whole)) * 10.0)));
 }
 
 // A probability as a percentage with 4 significant digits: 0.0100312 -> "1.003%".
-std::string pct(double p) { return fmt("%#.4g%%", p * 100.0); }
+std::string pct(double p) {
+  return fmt("%#.4g%%", p * 100.0);
+}
 
 // Target p as written in the brief: 0.1 -> "10%", 1e-5 -> "0.001%".
-std::string pct_short(double p) { return fmt("%g%%", p * 100.0); }
+std::string pct_short(double p) {
+  return fmt("%g%%", p * 100.0);
+}
 
 // Right-aligned plain-text table.
 class table {
@@ -192,10 +201,11 @@ class demo {
     section_memory();
     section_hash_count();
     section_fill(one_percent);
-    std::printf("Every positive answer to an absent probe (%s in all) was checked against the\n"
-                "sorted inserted keys: %s of them was an inserted key.\n",
-                grouped(checked_positives_).c_str(),
-                mislabelled_ == 0 ? "none" : grouped(mislabelled_).c_str());
+    std::printf(
+        "Every positive answer to an absent probe (%s in all) was checked against the\n"
+        "sorted inserted keys: %s of them was an inserted key.\n",
+        grouped(checked_positives_).c_str(),
+        mislabelled_ == 0 ? "none" : grouped(mislabelled_).c_str());
     std::size_t above2 = 0, above3 = 0;
     double max_abs = 0;
     for (double z : z_scores_) {
@@ -203,10 +213,10 @@ class demo {
       above3 += std::abs(z) > 3;
       max_abs = std::max(max_abs, std::abs(z));
     }
-    std::printf("Measured vs theory over all %zu FPR measurements: max |z| = %.2f; |z| > 1.96 in %zu "
-                "(about %.1f expected by\nchance), |z| > 3 in %zu.\n",
-                z_scores_.size(), max_abs, above2, 0.05 * static_cast<double>(z_scores_.size()),
-                above3);
+    std::printf(
+        "Measured vs theory over all %zu FPR measurements: max |z| = %.2f; |z| > 1.96 in %zu "
+        "(about %.1f expected by\nchance), |z| > 3 in %zu.\n",
+        z_scores_.size(), max_abs, above2, 0.05 * static_cast<double>(z_scores_.size()), above3);
     const double secs = std::chrono::duration<double>(clock_type::now() - t0_).count();
     std::printf("Total: %s absent probes, %.1f s.\n", grouped(total_probes_).c_str(), secs);
     // The run is deterministic (fixed keys, fixed hash seed), so these fail only when the library
@@ -221,7 +231,8 @@ class demo {
   static constexpr std::size_t chunk = std::size_t{1} << 16;
 
   u64 probes_for(u64 base) const {
-    return std::max<u64>(1, static_cast<u64>(std::llround(static_cast<double>(base) * probe_scale_)));
+    return std::max<u64>(1,
+                         static_cast<u64>(std::llround(static_cast<double>(base) * probe_scale_)));
   }
 
   void insert_first(bloomery::bloom_filter& f, u64 from, u64 to) const {
@@ -295,8 +306,8 @@ class demo {
       insert_first(f, 0, n_);
       const u64 fn = count_false_negatives(f, n_);
       // About 1000 expected positives: relative noise ~ +-6%; never fewer than 10^6 probes.
-      const u64 base = std::clamp<u64>(static_cast<u64>(std::llround(1000.0 / p)), 1'000'000,
-                                       100'000'000);
+      const u64 base =
+          std::clamp<u64>(static_cast<u64>(std::llround(1000.0 / p)), 1'000'000, 100'000'000);
       const fpr_measurement m = measure_fpr(f, probes_for(base));
       const double built = static_cast<double>(f.bit_count()) / static_cast<double>(n_);
       const double theory = bloomery::false_positive_rate(n_, f.bit_count(), f.hash_count());
@@ -318,12 +329,14 @@ class demo {
     std::printf(
         "   Each 10x lower p costs ln(10)/(ln 2)^2 = %.3f more bits per key in theory; as built: "
         "%.3f on average.\n"
-        "   FPR theory is (1 - e^(-kn/m))^k for the built m and the integer k; it equals p only when "
+        "   FPR theory is (1 - e^(-kn/m))^k for the built m and the integer k; it equals p only "
+        "when "
         "(m/n) ln 2 is\n   an integer, and sits slightly above p otherwise.\n",
         std::log(10.0) / (std::log(2.0) * std::log(2.0)), mean_step);
-    std::printf("   95%% CI: Wilson interval of the measured proportion. z = (measured - theory) / sigma, "
-                "sigma combining the\n   probes' sampling noise with the build-to-build spread of "
-                "the fill; |z| < 2 in ~95%% of rows by chance alone.\n\n");
+    std::printf(
+        "   95%% CI: Wilson interval of the measured proportion. z = (measured - theory) / sigma, "
+        "sigma combining the\n   probes' sampling noise with the build-to-build spread of "
+        "the fill; |z| < 2 in ~95%% of rows by chance alone.\n\n");
     return std::move(*one_percent);
   }
 
@@ -331,8 +344,10 @@ class demo {
   void section_memory() {
     constexpr u64 keys = 5'000'000;
     constexpr double p = 0.01;
-    std::printf("2. Memory of a filter sized for %s keys at 1%% (nothing inserted: size depends only on n and p).\n",
-                grouped(keys).c_str());
+    std::printf(
+        "2. Memory of a filter sized for %s keys at 1%% (nothing inserted: size depends only on n "
+        "and p).\n",
+        grouped(keys).c_str());
     const bloomery::bloom_filter f({.capacity = keys, .fpr = p});
     const double theory_bits = static_cast<double>(keys) * bloomery::bits_per_key(p);
     table t({"quantity", "theory", "built"});
@@ -361,12 +376,14 @@ class demo {
     const u64 probes = probes_for(10'000'000);
     std::printf(
         "3. FPR against the number of hashes k for fixed m = %s bits and n = %s keys (%.3f "
-        "bits/key);\n   the optimum is k = (m/n) ln 2 = %.3f, so k_opt = %s. %s absent probes per k.\n",
+        "bits/key);\n   the optimum is k = (m/n) ln 2 = %.3f, so k_opt = %s. %s absent probes per "
+        "k.\n",
         grouped(m).c_str(), grouped(n_).c_str(), static_cast<double>(m) / static_cast<double>(n_),
         k_real, std::to_string(k_opt).c_str(), grouped(probes).c_str());
-    table t({"k", "FPR theory", "FPR measured", "95% CI", "z", "vs theory at k_opt",
-             "fill_ratio", "false neg", ""});  // last column: the k_opt marker
-    const double best_theory = bloomery::false_positive_rate(n_, m, static_cast<std::uint32_t>(k_opt));
+    table t({"k", "FPR theory", "FPR measured", "95% CI", "z", "vs theory at k_opt", "fill_ratio",
+             "false neg", ""});  // last column: the k_opt marker
+    const double best_theory =
+        bloomery::false_positive_rate(n_, m, static_cast<std::uint32_t>(k_opt));
     double best_measured = 1;
     u64 best_k = 0;
     for (u64 k = 1; k <= 2 * k_opt; ++k) {
@@ -380,8 +397,9 @@ class demo {
         best_k = k;
       }
       t.row({std::to_string(k), pct(theory), pct(meas.rate()), ci_text(meas),
-             z_text(meas, n_, m, static_cast<std::uint32_t>(k)), fmt("x%.3f", meas.rate() / best_theory),
-             fmt("%.4f", f.fill_ratio()), grouped(fn), k == k_opt ? "<- k_opt" : ""});
+             z_text(meas, n_, m, static_cast<std::uint32_t>(k)),
+             fmt("x%.3f", meas.rate() / best_theory), fmt("%.4f", f.fill_ratio()), grouped(fn),
+             k == k_opt ? "<- k_opt" : ""});
     }
     t.print();
     // The k whose theoretical FPR is within 5% of the optimum's.
@@ -394,7 +412,8 @@ class demo {
     while (near_opt(flat_hi + 1)) ++flat_hi;
     std::printf(
         "   Lowest measured FPR at k = %s. Near k_opt the curve is flat (in theory k = %s..%s are "
-        "within 5%% of the\n   minimum), so neighbours can swap within sampling noise. Fewer hashes "
+        "within 5%% of the\n   minimum), so neighbours can swap within sampling noise. Fewer "
+        "hashes "
         "test too few bits; more hashes\n   fill the array faster than they add discrimination: "
         "k = %s is %.1fx worse than k_opt.\n\n",
         std::to_string(best_k).c_str(), std::to_string(flat_lo).c_str(),
@@ -411,8 +430,8 @@ class demo {
         "FPR theory = (1 - e^(-kn/m))^k with the true n.\n",
         grouped(f.capacity()).c_str(), grouped(probes).c_str());
     table t({"keys inserted", "% of capacity", "fill_ratio", "fill theory", "approximate_count",
-             "count error", "estimated_fpr", "FPR theory", "FPR measured", "95% CI",
-             "z", "is_over_capacity"});
+             "count error", "estimated_fpr", "FPR theory", "FPR measured", "95% CI", "z",
+             "is_over_capacity"});
     const double m = static_cast<double>(f.bit_count());
     const double k = static_cast<double>(f.hash_count());
     u64 inserted = n_;
@@ -428,12 +447,13 @@ class demo {
       const u64 approx = f.approximate_count();
       const double err = (static_cast<double>(approx) - static_cast<double>(inserted)) /
                          static_cast<double>(inserted);
-      t.row({grouped(inserted),
-             fmt("%.0f%%", 100.0 * static_cast<double>(inserted) / static_cast<double>(f.capacity())),
-             fmt("%.4f", f.fill_ratio()), fmt("%.4f", fill_theory), grouped(approx),
-             fmt("%+.3f%%", 100 * err), pct(f.estimated_fpr()), pct(theory), pct(meas.rate()),
-             ci_text(meas), z_text(meas, inserted, f.bit_count(), f.hash_count()),
-             f.is_over_capacity() ? "true" : "false"});
+      t.row(
+          {grouped(inserted),
+           fmt("%.0f%%", 100.0 * static_cast<double>(inserted) / static_cast<double>(f.capacity())),
+           fmt("%.4f", f.fill_ratio()), fmt("%.4f", fill_theory), grouped(approx),
+           fmt("%+.3f%%", 100 * err), pct(f.estimated_fpr()), pct(theory), pct(meas.rate()),
+           ci_text(meas), z_text(meas, inserted, f.bit_count(), f.hash_count()),
+           f.is_over_capacity() ? "true" : "false"});
     }
     t.print();
     std::printf(
@@ -458,18 +478,19 @@ class demo {
 };
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: bloomery-demo [--quick] [--help]\n"
-               "\n"
-               "Builds real bloomery::bloom_filter objects and prints measured Bloom filter sizing\n"
-               "claims beside their theoretical values:\n"
-               "  1. bits/key, k and false-positive rate for p = 10%% .. 0.001%% (1,000,000 keys)\n"
-               "  2. memory of a filter for 5,000,000 keys at 1%%\n"
-               "  3. false-positive rate as the number of hashes k varies for fixed m and n\n"
-               "  4. fill statistics of the 1%% filter, and over-filling it by 20%%\n"
-               "\n"
-               "  --quick   10x fewer keys and probes (a smoke test for CI; a few seconds)\n"
-               "  --help    show this help\n");
+  std::fprintf(
+      out,
+      "usage: bloomery-demo [--quick] [--help]\n"
+      "\n"
+      "Builds real bloomery::bloom_filter objects and prints measured Bloom filter sizing\n"
+      "claims beside their theoretical values:\n"
+      "  1. bits/key, k and false-positive rate for p = 10%% .. 0.001%% (1,000,000 keys)\n"
+      "  2. memory of a filter for 5,000,000 keys at 1%%\n"
+      "  3. false-positive rate as the number of hashes k varies for fixed m and n\n"
+      "  4. fill statistics of the 1%% filter, and over-filling it by 20%%\n"
+      "\n"
+      "  --quick   10x fewer keys and probes (a smoke test for CI; a few seconds)\n"
+      "  --help    show this help\n");
 }
 
 }  // namespace

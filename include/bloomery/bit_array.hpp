@@ -37,11 +37,14 @@ inline bool test_bit(const std::uint64_t* words, std::uint64_t i) noexcept {
 
 inline std::uint64_t count_set_bits(std::span<const std::uint64_t> words) noexcept {
   std::uint64_t n = 0;
-  for (const std::uint64_t& w : words) n += static_cast<std::uint64_t>(std::popcount(load_word(&w)));
+  for (const std::uint64_t& w : words)
+    n += static_cast<std::uint64_t>(std::popcount(load_word(&w)));
   return n;
 }
 
-inline void prefetch(const void* p) noexcept { __builtin_prefetch(p, 0, 3); }
+inline void prefetch(const void* p) noexcept {
+  __builtin_prefetch(p, 0, 3);
+}
 
 // Lines of 64 bytes needed for `bits` bits; storage is always whole cache lines so a payload can
 // be mapped and probed in place with every line aligned.

@@ -59,7 +59,10 @@ class bloom_queries {
   std::uint32_t hash_count() const noexcept { return meta().hashes; }
   std::uint64_t capacity() const noexcept { return meta().capacity; }
   double target_fpr() const noexcept { return meta().target_fpr; }
-  std::uint64_t inserted() const noexcept { return meta().inserted; }
+  // Insert calls so far (duplicates included; a union adds both counts).
+  std::uint64_t inserted() const noexcept {
+    return __atomic_load_n(&meta().inserted, __ATOMIC_RELAXED);  // insert_concurrent may run
+  }
   const hasher& hash() const noexcept { return meta().hash; }
   std::uint64_t size_in_bytes() const noexcept { return words_for_bits(meta().bits) * 8; }
 
@@ -123,8 +126,7 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
   // beside queries; not beside insert/clear/merges.
   template <hashable_key K>
   void insert_concurrent(const K& key) noexcept {
-    detail::insert_hash_atomic(bits_.data(), meta_.bits, meta_.hashes,
-                               hash_key(meta_.hash, key));
+    detail::insert_hash_atomic(bits_.data(), meta_.bits, meta_.hashes, hash_key(meta_.hash, key));
     __atomic_fetch_add(&meta_.inserted, 1, __ATOMIC_RELAXED);
   }
 
@@ -225,7 +227,8 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
     r.expect_end("bloom");
     m.inserted = f.element_count;
     m.hash = f.hash;
-    if (m.bits == 0 || m.bits > max_bits) detail::fail("bits out of range: " + std::to_string(m.bits));
+    if (m.bits == 0 || m.bits > max_bits)
+      detail::fail("bits out of range: " + std::to_string(m.bits));
     if (m.hashes == 0 || m.hashes > max_hashes) {
       detail::fail("hashes out of range: " + std::to_string(m.hashes));
     }
@@ -252,7 +255,8 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
 // A read-only classic filter over storage it does not own (a memory-mapped file).
 class bloom_filter::view : public detail::bloom_queries<view> {
  public:
-  view(detail::bloom_meta meta, const std::uint64_t* words) : meta_(std::move(meta)), words_(words) {}
+  view(detail::bloom_meta meta, const std::uint64_t* words)
+      : meta_(std::move(meta)), words_(words) {}
 
  private:
   friend class detail::bloom_queries<view>;

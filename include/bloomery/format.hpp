@@ -160,10 +160,11 @@ struct parsed_file {
   std::span<const std::byte> payload;  // 64-byte aligned when the file's bytes are
 };
 
-[[noreturn]] inline void fail(const std::string& msg) { throw format_error("bloomery: " + msg); }
+[[noreturn]] inline void fail(const std::string& msg) {
+  throw format_error("bloomery: " + msg);
+}
 
-inline std::uint64_t checksum(std::span<const std::byte> header,
-                              std::span<const std::byte> rest) {
+inline std::uint64_t checksum(std::span<const std::byte> header, std::span<const std::byte> rest) {
   // XXH3-64 over every byte of the file except the checksum field itself.
   XXH3_state_t state;
   XXH3_64bits_reset(&state);
@@ -176,7 +177,8 @@ inline std::uint64_t checksum(std::span<const std::byte> header,
 // Header, params and padding for `img`; the payload follows it in the file.
 inline std::vector<std::byte> encode_prefix(const file_image& img) {
   if (img.params.size() > max_params_bytes) fail("parameter block too large");
-  const std::uint64_t payload_offset = align_up(header_bytes + img.params.size(), payload_alignment);
+  const std::uint64_t payload_offset =
+      align_up(header_bytes + img.params.size(), payload_alignment);
   std::vector<std::byte> out(payload_offset, std::byte{0});
   std::memcpy(out.data() + offs::magic, format_magic, sizeof format_magic);
   put<std::uint32_t>(out.data() + offs::version, format_version);
@@ -190,7 +192,8 @@ inline std::vector<std::byte> encode_prefix(const file_image& img) {
   put<std::uint64_t>(out.data() + offs::payload_offset, payload_offset);
   put<std::uint64_t>(out.data() + offs::payload_size, img.payload.size());
   put<std::uint64_t>(out.data() + offs::file_size, payload_offset + img.payload.size());
-  if (!img.params.empty()) std::memcpy(out.data() + header_bytes, img.params.data(), img.params.size());
+  if (!img.params.empty())
+    std::memcpy(out.data() + header_bytes, img.params.data(), img.params.size());
   put<std::uint64_t>(out.data() + offs::checksum, checksum(out, img.payload));
   return out;
 }
@@ -268,8 +271,8 @@ inline parsed_file parse(std::span<const std::byte> file) {
 template <class F>
 void expect_kind(const parsed_file& f) {
   if (f.kind != F::kind) {
-    fail(std::string("file holds a ") + to_string(f.kind) + " filter, not a " +
-         to_string(F::kind) + " filter");
+    fail(std::string("file holds a ") + to_string(f.kind) + " filter, not a " + to_string(F::kind) +
+         " filter");
   }
 }
 
@@ -313,7 +316,8 @@ inline void write_file_atomically(const std::filesystem::path& path,
     const mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(tmp.fd, 0666 & ~mask);
-    if (::rename(tmpl.c_str(), path.c_str()) != 0) io_fail("cannot rename a temporary file to", path);
+    if (::rename(tmpl.c_str(), path.c_str()) != 0)
+      io_fail("cannot rename a temporary file to", path);
   } catch (...) {
     ::unlink(tmpl.c_str());
     throw;
@@ -371,9 +375,7 @@ class mapped_file {
   ~mapped_file() {
     if (data_ != nullptr) ::munmap(data_, size_);
   }
-  std::span<const std::byte> bytes() const {
-    return {static_cast<const std::byte*>(data_), size_};
-  }
+  std::span<const std::byte> bytes() const { return {static_cast<const std::byte*>(data_), size_}; }
 
  private:
   void* data_ = nullptr;
@@ -400,7 +402,8 @@ std::vector<std::byte> serialize(const F& filter) {
   std::vector<std::byte> out = detail::encode_prefix(img);
   const std::size_t prefix_size = out.size();
   out.resize(prefix_size + img.payload.size());
-  if (!img.payload.empty()) std::memcpy(out.data() + prefix_size, img.payload.data(), img.payload.size());
+  if (!img.payload.empty())
+    std::memcpy(out.data() + prefix_size, img.payload.data(), img.payload.size());
   return out;
 }
 

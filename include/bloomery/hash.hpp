@@ -144,11 +144,10 @@ struct key_hash;  // primary template: specialize for user types
 namespace detail {
 
 template <class T>
-concept byte_like = std::same_as<std::remove_cv_t<T>, std::byte> ||
-                    std::same_as<std::remove_cv_t<T>, unsigned char> ||
-                    std::same_as<std::remove_cv_t<T>, char> ||
-                    std::same_as<std::remove_cv_t<T>, signed char> ||
-                    std::same_as<std::remove_cv_t<T>, char8_t>;
+concept byte_like =
+    std::same_as<std::remove_cv_t<T>, std::byte> || std::same_as < std::remove_cv_t<T>,
+unsigned char > || std::same_as<std::remove_cv_t<T>, char> ||
+    std::same_as<std::remove_cv_t<T>, signed char> || std::same_as<std::remove_cv_t<T>, char8_t>;
 
 template <class T>
 concept integer_key = std::integral<T> && !std::same_as<T, bool>;
@@ -158,7 +157,7 @@ concept string_key = std::convertible_to<const T&, std::string_view> && !integer
 
 template <class T>
 concept byte_range_key = !string_key<T> && requires(const T& t) {
-  { std::span(t) };
+  {std::span(t)};
   requires byte_like<typename decltype(std::span(t))::element_type>;
 };
 

@@ -102,8 +102,8 @@ inline std::uint32_t optimal_hashes(std::uint64_t m, std::uint64_t n) {
 inline double false_positive_rate(std::uint64_t n, std::uint64_t m, std::uint32_t k) {
   detail::check_bits(m, "m");
   detail::check_hashes(k, "k");
-  const double fill = -std::expm1(-static_cast<double>(k) * static_cast<double>(n) /
-                                  static_cast<double>(m));
+  const double fill =
+      -std::expm1(-static_cast<double>(k) * static_cast<double>(n) / static_cast<double>(m));
   return std::pow(fill, static_cast<double>(k));
 }
 

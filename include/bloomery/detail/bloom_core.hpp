@@ -30,9 +30,8 @@ inline void for_each_position(hash128 h, std::uint64_t m, std::uint32_t k, Fn&& 
 
 inline void insert_hash(std::uint64_t* words, std::uint64_t m, std::uint32_t k,
                         hash128 h) noexcept {
-  for_each_position(h, m, k, [&](std::uint64_t pos) {
-    words[pos >> 6] |= std::uint64_t{1} << (pos & 63);
-  });
+  for_each_position(h, m, k,
+                    [&](std::uint64_t pos) { words[pos >> 6] |= std::uint64_t{1} << (pos & 63); });
 }
 
 inline void insert_hash_atomic(std::uint64_t* words, std::uint64_t m, std::uint32_t k,
