@@ -47,7 +47,7 @@
 namespace {
 
 constexpr double kFpr = 0.01;
-constexpr std::size_t kBatch = 1024;                  // keys per timed iteration / per batch call
+constexpr std::size_t kBatch = 1024;  // keys per timed iteration / per batch call
 constexpr std::size_t kMinStream = std::size_t{1} << 16;
 constexpr std::size_t kMaxStream = std::size_t{1} << 22;
 constexpr std::size_t kFprProbes = std::size_t{1} << 22;  // 4,194,304 absent probes per filter
@@ -72,10 +72,18 @@ using str_key = std::string_view;
 
 // The bytes each implementation hashes. bloomery hashes an integer key as its 8 little-endian
 // bytes, which on x86-64 are exactly the bytes in memory, so all three hash identical input.
-const char* key_data(const std::uint64_t& k) { return reinterpret_cast<const char*>(&k); }
-std::size_t key_size(const std::uint64_t&) { return sizeof(std::uint64_t); }
-const char* key_data(const str_key& k) { return k.data(); }
-std::size_t key_size(const str_key& k) { return k.size(); }
+[[maybe_unused]] const char* key_data(const std::uint64_t& k) {
+  return reinterpret_cast<const char*>(&k);
+}
+[[maybe_unused]] std::size_t key_size(const std::uint64_t&) {
+  return sizeof(std::uint64_t);
+}
+[[maybe_unused]] const char* key_data(const str_key& k) {
+  return k.data();
+}
+[[maybe_unused]] std::size_t key_size(const str_key& k) {
+  return k.size();
+}
 
 template <class K>
 const char* key_name();
@@ -130,8 +138,9 @@ struct filter_stats {
 };
 
 template <class K, class Query>
-filter_stats measure(std::uint64_t n, std::uint64_t m, std::uint32_t k, const std::vector<K>& fpr_probes,
-                     const std::vector<K>& present, Query&& query) {
+filter_stats measure(std::uint64_t n, std::uint64_t m, std::uint32_t k,
+                     const std::vector<K>& fpr_probes, const std::vector<K>& present,
+                     Query&& query) {
   filter_stats s;
   s.bits_per_key = static_cast<double>(m) / static_cast<double>(n);
   s.hashes = k;
@@ -226,13 +235,13 @@ class world {
     if (!libbloom_) {
       libbloom_ = make_libbloom(n_);
       ::bloom* b = libbloom_.get();
-      for (const K& key : present_.keys) bloom_add(b, key_data(key), static_cast<int>(key_size(key)));
-      libbloom_stats_ = measure(n_, static_cast<std::uint64_t>(b->bits),
-                                static_cast<std::uint32_t>(b->hashes), fpr_probes_.keys,
-                                present_stream_, [&](const K& key) {
-                                  return bloom_check(b, key_data(key),
-                                                     static_cast<int>(key_size(key))) == 1;
-                                });
+      for (const K& key : present_.keys)
+        bloom_add(b, key_data(key), static_cast<int>(key_size(key)));
+      libbloom_stats_ =
+          measure(n_, static_cast<std::uint64_t>(b->bits), static_cast<std::uint32_t>(b->hashes),
+                  fpr_probes_.keys, present_stream_, [&](const K& key) {
+                    return bloom_check(b, key_data(key), static_cast<int>(key_size(key))) == 1;
+                  });
     }
     return libbloom_.get();
   }
@@ -243,7 +252,9 @@ class world {
 #endif
 
 #ifdef BLOOMERY_BENCH_HAVE_LEVELDB
-  int leveldb_bits_per_key() { return static_cast<int>(std::lround(bloomery_bits_per_key())); }
+  int leveldb_bits_per_key() {
+    return static_cast<int>(std::lround(bloomery_bits_per_key()));
+  }
   const std::vector<leveldb::Slice>& leveldb_slices() {
     if (slices_.empty()) slices_ = to_slices(present_.keys);
     return slices_;
@@ -389,8 +400,8 @@ void bm_libbloom_insert(benchmark::State& st, std::uint64_t n) {
   walk(st, w.present_stream(), [&](const K* keys) {
     std::size_t r = 0;
     for (std::size_t j = 0; j < kBatch; ++j) {
-      r += static_cast<std::size_t>(bloom_add(b.get(), key_data(keys[j]),
-                                              static_cast<int>(key_size(keys[j]))));
+      r += static_cast<std::size_t>(
+          bloom_add(b.get(), key_data(keys[j]), static_cast<int>(key_size(keys[j]))));
     }
     return r;
   });
@@ -442,9 +453,8 @@ void bm_leveldb_query(benchmark::State& st, std::uint64_t n, bool present) {
   walk(st, present ? w.present_stream() : w.absent_stream(), [&](const K* keys) {
     std::size_t hits = 0;
     for (std::size_t j = 0; j < kBatch; ++j) {
-      hits += policy.KeyMayMatch(leveldb::Slice(key_data(keys[j]), key_size(keys[j])), filter)
-                  ? 1
-                  : 0;
+      hits +=
+          policy.KeyMayMatch(leveldb::Slice(key_data(keys[j]), key_size(keys[j])), filter) ? 1 : 0;
     }
     return hits;
   });
@@ -460,7 +470,7 @@ std::string name(const char* op, const char* impl, const char* keys, std::uint64
 }
 
 template <class K>
-void register_size(std::uint64_t n, bool peers) {
+void register_size(std::uint64_t n, [[maybe_unused]] bool peers) {
   const char* kn = key_name<K>();
   auto reg = [&](const char* op, const char* impl, auto fn) {
     benchmark::RegisterBenchmark(name(op, impl, kn, n).c_str(), fn)->Unit(benchmark::kMicrosecond);
@@ -479,7 +489,8 @@ void register_size(std::uint64_t n, bool peers) {
   for (const bool present : {true, false}) {
     const char* op = present ? "present" : "absent";
     const char* op_many = present ? "present_many" : "absent_many";
-    reg(op, "bloomery", [n, present](benchmark::State& st) { bm_bloomery_query<K>(st, n, present); });
+    reg(op, "bloomery",
+        [n, present](benchmark::State& st) { bm_bloomery_query<K>(st, n, present); });
 #ifdef BLOOMERY_BENCH_HAVE_LIBBLOOM
     if (peers) {
       reg(op, "libbloom",
@@ -488,7 +499,8 @@ void register_size(std::uint64_t n, bool peers) {
 #endif
 #ifdef BLOOMERY_BENCH_HAVE_LEVELDB
     if (peers) {
-      reg(op, "leveldb", [n, present](benchmark::State& st) { bm_leveldb_query<K>(st, n, present); });
+      reg(op, "leveldb",
+          [n, present](benchmark::State& st) { bm_leveldb_query<K>(st, n, present); });
     }
 #endif
     reg(op_many, "bloomery",
@@ -499,7 +511,8 @@ void register_size(std::uint64_t n, bool peers) {
 // Removes --huge from argv (Google Benchmark rejects flags it does not know).
 bool take_huge_flag(int& argc, char** argv) {
   bool huge = false;
-  if (const char* e = std::getenv("BLOOMERY_BENCH_HUGE"); e != nullptr && std::strcmp(e, "1") == 0) {
+  if (const char* e = std::getenv("BLOOMERY_BENCH_HUGE");
+      e != nullptr && std::strcmp(e, "1") == 0) {
     huge = true;
   }
   int out = 1;
@@ -519,12 +532,13 @@ bool take_huge_flag(int& argc, char** argv) {
 
 int main(int argc, char** argv) {
   const bool huge = take_huge_flag(argc, argv);
-  for (const std::uint64_t n : {std::uint64_t{10'000}, std::uint64_t{1'000'000},
-                                std::uint64_t{10'000'000}}) {
+  for (const std::uint64_t n :
+       {std::uint64_t{10'000}, std::uint64_t{1'000'000}, std::uint64_t{10'000'000}}) {
     register_size<std::uint64_t>(n, true);
     register_size<str_key>(n, true);
   }
-  // 10^8 keys: ~115 MiB per filter plus 800 MB of keys; bloomery only (the batched-vs-single ratio).
+  // 10^8 keys: ~115 MiB per filter plus 800 MB of keys; bloomery only (the batched-vs-single
+  // ratio).
   if (huge) register_size<std::uint64_t>(100'000'000, false);
 
   benchmark::Initialize(&argc, argv);

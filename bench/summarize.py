@@ -70,13 +70,14 @@ def main(paths):
     if b:
         out.append("### Absent-key `may_contain`, 10^7 uint64 keys, 1% target")
         out.append("")
-        out.append("| implementation | bits/key | k | ns/key | slowdown vs bloomery | measured FPR | theory FPR | measured / theory |")
-        out.append("|---|---|---|---|---|---|---|---|")
+        out.append("| implementation | bits/key | k | ns/key (median) | CV of reps | time vs bloomery | measured FPR | theory FPR | measured / theory |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
         for impl in IMPLS:
             r = rows.get(key("absent", impl, "u64", n))
             if not r:
                 continue
-            out.append(f"| {impl} | {r['bits_per_key']:.3f} | {r['k']:.0f} | {ns(r):.1f} | "
+            cv = fmt(r["cv"] * 100, ".0f") + "%" if r.get("cv") is not None else "—"
+            out.append(f"| {impl} | {r['bits_per_key']:.3f} | {r['k']:.0f} | {ns(r):.1f} | {cv} | "
                        f"{ns(r) / ns(b):.2f}x | {r['fpr'] * 100:.3f}% | {r['fpr_theory'] * 100:.3f}% | "
                        f"{r['fpr'] / r['fpr_theory']:.3f} |")
         out.append("")
@@ -108,6 +109,21 @@ def main(paths):
                 cells.append(fmt(ns(one) / ns(many), ".2f") + "x" if one and many else "—")
             out.append(f"| {kind} | " + " | ".join(cells) + " |")
         out.append("")
+
+    # Measured false-positive rates (one value per filter; taken from its absent-key benchmark).
+    out.append("### Measured FPR (theory in parentheses), over 4,194,304 absent keys per filter")
+    out.append("")
+    sizes = [s for s in SIZES if any(key("absent", i, k, s) in rows for i in IMPLS for k in ["u64", "str16"])]
+    out.append("| keys | implementation | " + " | ".join(size_name(s) for s in sizes) + " |")
+    out.append("|---|---|" + "---|" * len(sizes))
+    for keys in ["u64", "str16"]:
+        for impl in IMPLS:
+            cells = [rows.get(key("absent", impl, keys, s)) for s in sizes]
+            if not any(cells):
+                continue
+            out.append(f"| {keys} | {impl} | " + " | ".join(
+                f"{c['fpr'] * 100:.3f}% ({c['fpr_theory'] * 100:.3f}%)" if c else "—" for c in cells) + " |")
+    out.append("")
 
     # Target checks.
     out.append("### Targets")

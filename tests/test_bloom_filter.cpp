@@ -84,6 +84,31 @@ TEST(BloomFilter, MayContainManyAgreesWithMayContain) {
   EXPECT_EQ(out3[1], 1);
 }
 
+// Filters past 1 MiB take the batched rounds path (bloom_core.hpp); its answers must equal
+// may_contain's for batches that are mostly absent, mostly present, and mixed.
+TEST(BloomFilter, BatchedRoundsAgreeWithMayContainOnLargeFilters) {
+  bloom_filter f({.capacity = 1'500'000, .fpr = 0.01});
+  ASSERT_GT(f.size_in_bytes(), detail::batch_min_bytes);
+  const auto keys = present_keys(1'500'000);
+  for (auto k : keys) f.insert(k);
+  const auto absent = absent_keys(100'000);
+  std::vector<std::uint64_t> probe;
+  for (std::size_t i = 0; i < 100'000; ++i) {
+    // Runs of 1000 keys alternate: all absent, all present, then a 50/50 mix.
+    const std::size_t phase = (i / 1000) % 3;
+    const bool present = phase == 1 || (phase == 2 && i % 2 == 0);
+    probe.push_back(present ? keys[(i * 7919) % keys.size()] : absent[i]);
+  }
+  std::vector<bool> out(probe.size());
+  const std::size_t positives = f.may_contain_many(probe, out);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    ASSERT_EQ(out[i], f.may_contain(probe[i])) << i;
+    expected += out[i];
+  }
+  EXPECT_EQ(positives, expected);
+}
+
 // Measured FPR against theory at several (n, p); the tolerance is statistical (test_support.hpp).
 struct fpr_case {
   std::uint64_t n;

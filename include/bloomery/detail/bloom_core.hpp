@@ -52,13 +52,12 @@ inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_
   return true;
 }
 
-// How many keys a batch hashes and prefetches before it probes. 16 keys keep enough independent
-// cache misses in flight to saturate a core's line-fill buffers without evicting the prefetched
-// lines before they are used.
-inline constexpr std::size_t batch_size = 16;
-// Probes prefetched per key. An absent key stops after ~2 probes on average, so fetching all k
-// lines would mostly waste memory bandwidth; later probes of present keys are rarer and just miss.
-inline constexpr std::uint32_t prefetched_probes = 3;
+// Keys per batch. Each round keeps up to this many independent cache misses in flight. Measured
+// at 10^8 keys (bench/): 64 -> 43 ns/key, 128 -> 42, 256 -> 33; the per-key state (about 7 KB)
+// still fits in L1.
+inline constexpr std::size_t batch_size = 256;
+// Filters smaller than this sit in L1/L2, where the plain loop wins: batching only adds overhead.
+inline constexpr std::uint64_t batch_min_bytes = std::uint64_t{1} << 20;
 
 template <class Keys, class Out>
 void check_batch_sizes(const Keys& keys, const Out& out) {
@@ -69,29 +68,75 @@ void check_batch_sizes(const Keys& keys, const Out& out) {
   }
 }
 
-// Batched may_contain: hash a block of keys, prefetch their first probes, then probe. Gives the
-// same answers as probe_hash on each key; returns how many keys answered "possibly present".
+// Batched may_contain, in rounds: hash a batch of keys and prefetch each one's first probe; then
+// round r tests probe r of every key still undecided, drops the keys whose bit is clear (their
+// answer is "no"), and prefetches probe r+1 of the survivors. While one key's line is on its way,
+// the other keys' work runs, so a batch waits for memory about once per round instead of once per
+// probe. Absent keys leave after ~2 rounds, as with early exit in probe_hash. Same answers as
+// probe_hash on each key; returns how many keys answered "possibly present".
 template <class Keys, class Out>
 std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint64_t m,
                        std::uint32_t k, const Keys& keys, Out& out) {
   check_batch_sizes(keys, out);
   const std::size_t n = std::ranges::size(keys);
-  const std::uint32_t pre = std::min(k, prefetched_probes);
   std::size_t positives = 0;
-  hash128 hs[batch_size];
+  if (words_for_bits(m) * 8 < batch_min_bytes) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool hit = probe_hash(words, m, k, hash_key(hash, keys[i]));
+      out[i] = hit;
+      positives += hit;
+    }
+    return positives;
+  }
+  std::uint64_t g[batch_size], step[batch_size], pos[batch_size];
+  std::uint16_t live[batch_size];
+  bool hit[batch_size];
   for (std::size_t base = 0; base < n; base += batch_size) {
     const std::size_t count = std::min(batch_size, n - base);
     for (std::size_t j = 0; j < count; ++j) {
-      hs[j] = hash_key(hash, keys[base + j]);
-      std::uint64_t g = hs[j].low;
-      for (std::uint32_t i = 0; i < pre; ++i, g += hs[j].high) {
-        prefetch(words + (reduce(g, m) >> 6));
+      const hash128 h = hash_key(hash, keys[base + j]);
+      g[j] = h.low;
+      step[j] = h.high;
+      pos[j] = reduce(h.low, m);
+      prefetch(words + (pos[j] >> 6));
+      live[j] = static_cast<std::uint16_t>(j);
+    }
+    std::size_t alive = count;
+    for (std::uint32_t round = 0; round < k && alive != 0; ++round) {
+      std::size_t kept = 0;
+      for (std::size_t a = 0; a < alive; ++a) {  // test, and compact without branches
+        const std::uint16_t j = live[a];
+        const bool set = test_bit(words, pos[j]);
+        hit[j] = set;
+        live[kept] = j;
+        kept += set;
+      }
+      alive = kept;
+      if (round + 1 == k) break;
+      if (round == 0 && alive * 4 > count * 3) {
+        // Mostly present keys (absent ones survive round 0 about half the time): they need every
+        // probe anyway, so fetch all remaining lines at once and finish each key in one go.
+        for (std::size_t a = 0; a < alive; ++a) {
+          const std::uint16_t j = live[a];
+          for_each_position({g[j] + step[j], step[j]}, m, k - 1,
+                            [&](std::uint64_t p) { prefetch(words + (p >> 6)); });
+        }
+        for (std::size_t a = 0; a < alive; ++a) {
+          const std::uint16_t j = live[a];
+          hit[j] = probe_hash(words, m, k - 1, {g[j] + step[j], step[j]});
+        }
+        break;
+      }
+      for (std::size_t a = 0; a < alive; ++a) {  // next probe of each survivor
+        const std::uint16_t j = live[a];
+        g[j] += step[j];
+        pos[j] = reduce(g[j], m);
+        prefetch(words + (pos[j] >> 6));
       }
     }
     for (std::size_t j = 0; j < count; ++j) {
-      const bool hit = probe_hash(words, m, k, hs[j]);
-      out[base + j] = hit;
-      positives += hit;
+      out[base + j] = hit[j];
+      positives += hit[j];
     }
   }
   return positives;
