@@ -12,7 +12,8 @@ jobs=$(nproc)
 stage() { printf '\n==== %s ====\n' "$*"; }
 
 stage "Release build: all tests"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMERY_BUILD_TESTS=ON -DBLOOMERY_BUILD_EXAMPLES=ON \
+  -DBLOOMERY_BUILD_BENCHMARKS=ON -DBLOOMERY_TEST_LABELS= >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
