@@ -117,6 +117,16 @@ class bloom_filter : public detail::bloom_queries<bloom_filter> {
     init(p.bits, p.hashes, cap, false_positive_rate(cap, p.bits, p.hashes), std::move(h));
   }
 
+  // What bloom_filter(t) would cost, without allocating it.
+  static filter_plan plan(target t) {
+    const std::uint64_t m = optimal_bits(t.capacity, t.fpr);
+    const std::uint32_t k = optimal_hashes(m, t.capacity);
+    const std::uint64_t bytes = detail::words_for_bits(m) * 8;
+    return {bytes, 8.0 * static_cast<double>(bytes) / static_cast<double>(t.capacity),
+            false_positive_rate(t.capacity, m, k),
+            "m=" + std::to_string(m) + " k=" + std::to_string(k)};
+  }
+
   template <hashable_key K>
   void insert(const K& key) noexcept {
     detail::insert_hash(bits_.data(), meta_.bits, meta_.hashes, hash_key(meta_.hash, key));
