@@ -180,10 +180,10 @@ TEST(Format, ValuesAreValidatedEvenWithAGoodChecksum) {
   EXPECT_NE(with(12, std::uint32_t{3}).find("holds a counting filter, not a bloom filter"),
             std::string::npos);
   EXPECT_NE(with(16, std::uint32_t{7}).find("unknown hash algorithm 7"), std::string::npos);
-  EXPECT_NE(with(128, std::uint64_t{0}).find("bits out of range"), std::string::npos);
+  EXPECT_NE(with(128, std::uint64_t{0}).find("bits = 0 is invalid"), std::string::npos);
   EXPECT_NE(with(128, std::uint64_t{5000}).find("payload has"), std::string::npos);
-  EXPECT_NE(with(136, std::uint32_t{0}).find("hashes out of range"), std::string::npos);
-  EXPECT_NE(with(136, std::uint32_t{1000}).find("hashes out of range"), std::string::npos);
+  EXPECT_NE(with(136, std::uint32_t{0}).find("hashes = 0 is invalid"), std::string::npos);
+  EXPECT_NE(with(136, std::uint32_t{1000}).find("hashes = 1000 is invalid"), std::string::npos);
   EXPECT_NE(with(144, std::uint64_t{0}).find("capacity is zero"), std::string::npos);
   EXPECT_NE(with(152, 1.5).find("target fpr"), std::string::npos);
   EXPECT_NE(with(20, std::uint32_t{200}).find("sizes do not add up"), std::string::npos);

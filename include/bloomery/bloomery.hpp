@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/blocked_bloom_filter.hpp"
 #include "bloomery/bloom_filter.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"

@@ -27,10 +27,10 @@ struct target {
 // What a filter of some kind costs for a target, computed without building it. Every filter
 // type has `static filter_plan plan(target)`; advise() ranks kinds by these numbers.
 struct filter_plan {
-  std::uint64_t bytes = 0;    // size_in_bytes() of the filter as built
-  double bits_per_key = 0;    // 8 * bytes / capacity
-  double expected_fpr = 0;    // the kind's own FPR model at full capacity
-  std::string parameters;     // e.g. "m=9585059 k=7"
+  std::uint64_t bytes = 0;  // size_in_bytes() of the filter as built
+  double bits_per_key = 0;  // 8 * bytes / capacity
+  double expected_fpr = 0;  // the kind's own FPR model at full capacity
+  std::string parameters;   // e.g. "m=9585059 k=7"
 };
 
 namespace detail {

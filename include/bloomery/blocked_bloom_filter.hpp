@@ -1,0 +1,185 @@
+// The cache-line-blocked Bloom filter: all k bits of a key sit in one 64-byte line, so a query
+// costs one cache miss. Sized by its own FPR model so a filter asked for 1% delivers 1%.
+// docs/blocked-bloom-filter.md has the pattern, the model, and the penalty against the classic
+// filter at equal memory.
+//
+// Queries use AVX2 when the CPU has it (chosen at run time; one binary runs everywhere) and a
+// portable path otherwise; both read the same bits and give the same answers. Inserts and thread
+// safety are as for bloom_filter.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "bloomery/detail/bit_filter.hpp"
+#include "bloomery/detail/blocked_core.hpp"
+#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/sizing.hpp"
+
+namespace bloomery {
+namespace detail {
+
+#if BLOOMERY_HAVE_AVX2_PATH
+__attribute__((target("avx2"))) inline void probe_blocks_avx2(const std::uint64_t* w,
+                                                              const block_slot* at,
+                                                              std::size_t count, std::uint32_t k,
+                                                              bool* out) noexcept {
+  for (std::size_t j = 0; j < count; ++j) {
+    out[j] = block_probe_avx2(w + at[j].block * words_per_line, at[j].seed, k);
+  }
+}
+#endif
+
+struct blocked_layout {
+  static constexpr filter_kind kind = filter_kind::blocked_bloom;
+  static constexpr const char* name = "blocked bloom";
+
+  struct shape {
+    std::uint64_t bits;
+    std::uint32_t hashes;
+  };
+
+  // The fewest 512-bit blocks, over k = 1..16, whose modelled FPR (blocked_fpr) reaches the
+  // target; ties go to the smaller k (fewer probes).
+  static shape size_for(target t) {
+    check_capacity(t.capacity);
+    check_fpr(t.fpr);
+    const double n = static_cast<double>(t.capacity);
+    const std::uint64_t max_blocks = max_bits / block_bits;
+    shape best{0, 0};
+    for (std::uint32_t k = 1; k <= max_block_probes; ++k) {
+      std::uint64_t hi = std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(n * bits_per_key(t.fpr) / block_bits));
+      while (blocked_fpr(n, static_cast<double>(hi), k) > t.fpr) {
+        if (hi >= max_blocks) break;
+        hi = std::min(max_blocks, hi * 2);
+      }
+      if (blocked_fpr(n, static_cast<double>(hi), k) > t.fpr) continue;
+      std::uint64_t lo = 0;  // invariant: lo blocks miss the target, hi blocks reach it
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (blocked_fpr(n, static_cast<double>(mid), k) <= t.fpr ? hi : lo) = mid;
+      }
+      if (best.hashes == 0 || hi * block_bits < best.bits) best = {hi * block_bits, k};
+    }
+    if (best.hashes == 0) {
+      throw std::invalid_argument("bloomery: capacity = " + std::to_string(t.capacity) +
+                                  " at fpr = " + format_value(t.fpr) +
+                                  " needs more than the maximum 2^48 bits in a blocked filter");
+    }
+    return best;
+  }
+  static std::string check(std::uint64_t bits, std::uint32_t hashes) {
+    if (bits == 0 || bits > max_bits || bits % block_bits != 0) {
+      return "bits = " + std::to_string(bits) +
+             " is invalid; a blocked filter needs a positive multiple of 512, at most 2^48";
+    }
+    if (hashes == 0 || hashes > max_block_probes) {
+      return "hashes = " + std::to_string(hashes) + " is invalid; allowed range is [1, " +
+             std::to_string(max_block_probes) + "]";
+    }
+    return {};
+  }
+  static double model_fpr(std::uint64_t n, std::uint64_t m, std::uint32_t k) {
+    return blocked_fpr(static_cast<double>(n), static_cast<double>(m / block_bits), k);
+  }
+
+  static std::uint64_t* line(std::uint64_t* w, std::uint64_t block) noexcept {
+    return w + block * words_per_line;
+  }
+  static void insert(std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
+    const block_slot at = locate(h, m.bits / block_bits);
+    block_insert(line(w, at.block), at.seed, m.hashes);
+  }
+  static void insert_atomic(std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
+    const block_slot at = locate(h, m.bits / block_bits);
+    block_insert_atomic(line(w, at.block), at.seed, m.hashes);
+  }
+  static bool probe(const std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
+    const block_slot at = locate(h, m.bits / block_bits);
+    return block_probe(w + at.block * words_per_line, at.seed, m.hashes);
+  }
+
+  // Batched: hash a block of keys and prefetch each key's one line, then probe them all in one
+  // SIMD (or portable) loop.
+  template <class Keys, class Out>
+  static std::size_t probe_many(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
+                                Out& out) {
+    check_batch_sizes(keys, out);
+    constexpr std::size_t batch = 64;
+    const std::size_t n = std::ranges::size(keys);
+    const std::uint64_t blocks = m.bits / block_bits;
+    const bool prefetching = words_for_bits(m.bits) * 8 >= batch_min_bytes;
+    const bool simd = use_avx2();
+    block_slot at[batch];
+    bool hit[batch];
+    std::size_t positives = 0;
+    for (std::size_t base = 0; base < n; base += batch) {
+      const std::size_t count = std::min(batch, n - base);
+      for (std::size_t j = 0; j < count; ++j) {
+        at[j] = locate(hash_key(m.hash, keys[base + j]), blocks);
+        if (prefetching) prefetch(w + at[j].block * words_per_line);
+      }
+#if BLOOMERY_HAVE_AVX2_PATH
+      if (simd) {
+        probe_blocks_avx2(w, at, count, m.hashes, hit);
+      } else
+#endif
+      {
+        (void)simd;
+        for (std::size_t j = 0; j < count; ++j) {
+          hit[j] = block_probe_portable(w + at[j].block * words_per_line, at[j].seed, m.hashes);
+        }
+      }
+      for (std::size_t j = 0; j < count; ++j) {
+        out[base + j] = hit[j];
+        positives += hit[j];
+      }
+    }
+    return positives;
+  }
+
+  // Sum over blocks of -(512/k) ln(1 - X_b/512); a full block counts as 511.5 set bits so the
+  // estimate stays finite (it is then a lower bound).
+  static double approximate_count(const std::uint64_t* w, const bloom_meta& m) noexcept {
+    double n = 0;
+    for_each_block_fill(w, m, [&](double set) {
+      n += -static_cast<double>(block_bits) / m.hashes *
+           std::log1p(-std::min(set, block_bits - 0.5) / block_bits);
+    });
+    return n;
+  }
+  // The mean over blocks of (X_b/512)^k: a random absent key picks a random block, then k bits.
+  static double estimated_fpr(const std::uint64_t* w, const bloom_meta& m) noexcept {
+    double sum = 0;
+    for_each_block_fill(w, m,
+                        [&](double set) { sum += fpr_from_fill(set / block_bits, m.hashes); });
+    return sum / static_cast<double>(m.bits / block_bits);
+  }
+
+ private:
+  template <class Fn>
+  static void for_each_block_fill(const std::uint64_t* w, const bloom_meta& m, Fn&& fn) noexcept {
+    const std::uint64_t blocks = m.bits / block_bits;
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+      fn(static_cast<double>(count_set_bits({w + b * words_per_line, words_per_line})));
+    }
+  }
+};
+
+}  // namespace detail
+
+// blocked_bloom_filter f({.capacity = n, .fpr = p}) or f({.bits = 512 * blocks, .hashes = k}).
+using blocked_bloom_filter = detail::basic_bit_filter<detail::blocked_layout>;
+
+// Forces the portable query path even where AVX2 is available (process-wide; for tests and
+// benchmarks comparing the paths). Not thread-safe: set it before queries start.
+inline void force_portable_simd(bool forced) noexcept {
+  detail::force_portable_flag() = forced;
+}
+inline bool simd_available() noexcept {
+  return detail::cpu_has_avx2();
+}
+
+}  // namespace bloomery

@@ -1,0 +1,479 @@
+// The cuckoo filter (Fan, Andersen, Kaminsky, Mitzenmacher 2014): buckets of 4 f-bit
+// fingerprints, bit-packed, in a table whose bucket count is not rounded to a power of two, so it
+// runs at 95% load. Partial-key cuckoo hashing with a bounded number of evictions and a one-entry
+// victim stash: a full table refuses inserts but never loses a key. Supports remove() and count().
+// docs/cuckoo-filter.md has the model, the sizing and the file layout.
+//
+// Thread safety: one writer. insert, remove and clear need exclusive access; queries
+// (may_contain, may_contain_many, count, the statistics) may run concurrently with each other.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bloomery/bit_array.hpp"
+#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/cuckoo_core.hpp"
+#include "bloomery/format.hpp"
+#include "bloomery/hash.hpp"
+#include "bloomery/sizing.hpp"
+
+namespace bloomery {
+
+// Explicit cuckoo-filter parameters: `cuckoo_filter f({.fingerprint_bits = 12, .buckets = 1000});`.
+struct cuckoo_parameters {
+  std::uint32_t fingerprint_bits = 0;  // f, 4 .. 16
+  std::uint64_t buckets = 0;           // any count >= 1; need not be a power of two
+  std::uint32_t max_kicks = 500;       // evictions per insert before the victim goes to the stash
+};
+
+namespace detail {
+
+// Everything a cuckoo filter is besides its table.
+struct cuckoo_meta {
+  std::uint32_t fingerprint_bits = 0;
+  std::uint32_t max_kicks = 0;
+  std::uint64_t buckets = 0;
+  std::uint64_t capacity = 0;
+  double target_fpr = 0.0;
+  std::uint64_t inserted = 0;  // successful inserts
+  std::uint64_t removed = 0;   // successful removes
+  cuckoo_stash stash;
+  hasher hash;
+};
+
+// The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
+// `meta_` and `words_data()`.
+template <class Derived>
+class cuckoo_queries {
+ public:
+  template <hashable_key K>
+  bool may_contain(const K& key) const noexcept {
+    return cuckoo_probe(words(), lanes(), meta().stash, position(key));
+  }
+
+  // Answers for many keys at once: hashes a block of keys and prefetches both buckets of each
+  // before probing. `out[i]` receives may_contain(keys[i]); returns the number of positives.
+  template <std::ranges::random_access_range Keys, class Out>
+  std::size_t may_contain_many(const Keys& keys, Out&& out) const {
+    return cuckoo_probe_many(meta().hash, words(), lanes(), meta().buckets, meta().stash, keys,
+                             out);
+  }
+
+  // Copies of the key's fingerprint in its two buckets and the stash: at least the number of
+  // times the key was inserted and not removed (other keys' equal fingerprints can only add).
+  template <hashable_key K>
+  std::uint32_t count(const K& key) const noexcept {
+    return cuckoo_count(words(), lanes(), meta().stash, position(key));
+  }
+
+  std::uint32_t fingerprint_bits() const noexcept { return meta().fingerprint_bits; }
+  std::uint64_t bucket_count() const noexcept { return meta().buckets; }
+  std::uint64_t slot_count() const noexcept { return meta().buckets * cuckoo_bucket_slots; }
+  std::uint32_t max_kicks() const noexcept { return meta().max_kicks; }
+  std::uint64_t capacity() const noexcept { return meta().capacity; }
+  double target_fpr() const noexcept { return meta().target_fpr; }
+  // Successful inserts so far (failed ones are not counted), and successful removes.
+  std::uint64_t inserted() const noexcept { return meta().inserted; }
+  std::uint64_t removed() const noexcept { return meta().removed; }
+  const hasher& hash() const noexcept { return meta().hash; }
+  std::uint64_t size_in_bytes() const noexcept {
+    return words_for_bits(cuckoo_storage_bits(meta().fingerprint_bits, meta().buckets)) * 8;
+  }
+
+  // True once an insert ran out of evictions and parked a fingerprint in the stash: every later
+  // insert fails (returns false) until a remove makes room.
+  bool is_full() const noexcept { return meta().stash.used; }
+
+  // Stored fingerprints, the stash included: inserted() - removed(). Exact for the filter's
+  // content; "approximate" only in that colliding keys cannot be told apart.
+  std::uint64_t approximate_count() const noexcept { return meta().inserted - meta().removed; }
+  // Fingerprints in the table (stash excluded), counted by scanning it.
+  std::uint64_t occupied_slots() const noexcept {
+    return cuckoo_occupied_slots(words(), lanes(), meta().buckets);
+  }
+  // Fraction of table slots in use (stash excluded).
+  double load_factor() const noexcept {
+    const std::uint64_t in_table = approximate_count() - (meta().stash.used ? 1 : 0);
+    return static_cast<double>(in_table) / static_cast<double>(slot_count());
+  }
+  // The false-positive rate this filter has now, from its actual occupancy: the model
+  // 1 - (1 - 1/(2^f - 1))^(8·load), plus the stash's share (a query's bucket pair contains the
+  // stash's bucket with probability ~2/nb).
+  double estimated_fpr() const noexcept {
+    const double table = cuckoo_fpr_model(meta().fingerprint_bits, load_factor());
+    if (!meta().stash.used) return table;
+    const double q = 1.0 / (static_cast<double>(std::uint64_t{1} << meta().fingerprint_bits) - 1);
+    const double pair = std::min(1.0, 2.0 / static_cast<double>(meta().buckets));
+    return 1 - (1 - table) * (1 - pair * q);
+  }
+
+ private:
+  const cuckoo_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
+  const std::uint64_t* words() const noexcept {
+    return static_cast<const Derived&>(*this).words_data();
+  }
+  cuckoo_lanes lanes() const noexcept { return cuckoo_lanes(meta().fingerprint_bits); }
+  template <class K>
+  cuckoo_position position(const K& key) const noexcept {
+    return cuckoo_locate(hash_key(meta().hash, key), meta().fingerprint_bits, meta().buckets);
+  }
+};
+
+}  // namespace detail
+
+class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
+ public:
+  static constexpr filter_kind kind = filter_kind::cuckoo;
+  class view;
+
+  static constexpr std::uint32_t bucket_slots = detail::cuckoo_bucket_slots;
+  static constexpr std::uint32_t min_fingerprint_bits = detail::cuckoo_min_fingerprint_bits;
+  static constexpr std::uint32_t max_fingerprint_bits = detail::cuckoo_max_fingerprint_bits;
+  static constexpr std::uint32_t default_max_kicks = 500;
+  static constexpr std::uint32_t max_max_kicks = 1u << 20;
+  // The load a filter sized from a target runs at when it holds `capacity` keys: 19/20.
+  static constexpr std::uint64_t target_load_num = 19, target_load_den = 20;
+  static constexpr double target_load =
+      static_cast<double>(target_load_num) / static_cast<double>(target_load_den);
+
+  // Sized for `t.capacity` keys at false-positive rate `t.fpr`: f is the smallest width in
+  // [4, 16] whose model rate at 95% load, 1 - (1 - 1/(2^f - 1))^(8·0.95), is at most t.fpr, and
+  // the bucket count is ceil(capacity / (4·0.95)).
+  explicit cuckoo_filter(target t, hasher h = {}) {
+    const sizing s = size_for(t);
+    init(s.f, s.buckets, default_max_kicks, t.capacity, t.fpr, std::move(h));
+  }
+  // Explicit f, bucket count and kick bound. The capacity becomes the number of keys that fill the
+  // table to 95%, floor(0.95·4·buckets) (at least 1), and the target FPR the model's rate there.
+  explicit cuckoo_filter(cuckoo_parameters p, hasher h = {}) {
+    check_fingerprint_bits(p.fingerprint_bits);
+    check_buckets(p.buckets, p.fingerprint_bits);
+    check_max_kicks(p.max_kicks);
+    const std::uint64_t cap =
+        std::max<std::uint64_t>(1, p.buckets * bucket_slots * target_load_num / target_load_den);
+    init(p.fingerprint_bits, p.buckets, p.max_kicks, cap,
+         model_fpr(p.fingerprint_bits, p.buckets, cap), std::move(h));
+  }
+
+  // The smallest false-positive rate a filter sized from a target can promise: the model's rate
+  // for 16-bit fingerprints at 95% load (about 1.16e-4). Smaller targets are rejected.
+  static double min_fpr() noexcept {
+    return detail::cuckoo_fpr_model(max_fingerprint_bits, target_load);
+  }
+
+  // The fingerprint width a target asks for: the smallest f in [4, 16] with
+  // cuckoo_fpr_model(f, 0.95) <= fpr. Throws for fpr < min_fpr().
+  static std::uint32_t fingerprint_bits_for(double fpr) {
+    detail::check_fpr(fpr);
+    for (std::uint32_t f = min_fingerprint_bits; f <= max_fingerprint_bits; ++f) {
+      if (detail::cuckoo_fpr_model(f, target_load) <= fpr) return f;
+    }
+    detail::invalid("fpr", detail::format_value(fpr),
+                    "a cuckoo filter with at most 16-bit fingerprints reaches " +
+                        detail::format_value(min_fpr()) +
+                        " at the lowest; allowed range is [that, 1)");
+  }
+  // Buckets for `capacity` keys at 95% load: ceil(capacity / 3.8) = ceil(5·capacity / 19).
+  static std::uint64_t buckets_for(std::uint64_t capacity) {
+    detail::check_capacity(capacity);
+    if (capacity > max_bits) {
+      detail::invalid("capacity", std::to_string(capacity), "allowed range is [1, 2^48]");
+    }
+    const std::uint64_t den = bucket_slots * target_load_num;
+    return (capacity * target_load_den + den - 1) / den;
+  }
+
+  // What cuckoo_filter(t) would cost, without allocating it.
+  static filter_plan plan(target t) {
+    const sizing s = size_for(t);
+    const std::uint64_t bytes =
+        detail::words_for_bits(detail::cuckoo_storage_bits(s.f, s.buckets)) * 8;
+    return {bytes, 8.0 * static_cast<double>(bytes) / static_cast<double>(t.capacity),
+            model_fpr(s.f, s.buckets, t.capacity),
+            "f=" + std::to_string(s.f) + " buckets=" + std::to_string(s.buckets) +
+                " kicks=" + std::to_string(default_max_kicks)};
+  }
+
+  // Adds the key's fingerprint. Returns true when the key is stored. Returns false, and changes
+  // nothing, when the table is full (is_full()): the filter then still answers "possibly present"
+  // for every key inserted before. The insert that runs out of evictions still succeeds: its last
+  // victim goes to the stash, and that makes the table full.
+  template <hashable_key K>
+  [[nodiscard]] bool insert(const K& key) {
+    if (meta_.stash.used) return false;
+    const hash128 h = hash_key(meta_.hash, key);
+    const detail::cuckoo_position p =
+        detail::cuckoo_locate(h, meta_.fingerprint_bits, meta_.buckets);
+    place(p.fp, p.i1, p.i2, h.low ^ h.high);
+    ++meta_.inserted;
+    return true;
+  }
+
+  // Removes one copy of the key's fingerprint from its buckets (or the stash). Returns false, and
+  // changes nothing, when no copy is there (the key is certainly absent). Remove only keys that
+  // were inserted: removing a key never inserted may delete the copy of another key with the same
+  // fingerprint and buckets, which then reads as absent. After a remove, a stashed fingerprint
+  // moves back into the table when it can.
+  template <hashable_key K>
+  bool remove(const K& key) {
+    const detail::cuckoo_position p =
+        detail::cuckoo_locate(hash_key(meta_.hash, key), meta_.fingerprint_bits, meta_.buckets);
+    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
+    for (const std::uint64_t b : {p.i1, p.i2}) {
+      const std::uint64_t bucket = detail::read_bucket(table_.data(), lanes, b);
+      const std::uint64_t marks = lanes.matching_slots(bucket, p.fp);
+      if (marks != 0) {
+        detail::write_bucket(table_.data(), lanes, b,
+                             lanes.set(bucket, lanes.first_slot(marks), 0));
+        ++meta_.removed;
+        if (meta_.stash.used) {
+          const detail::cuckoo_stash victim = std::exchange(meta_.stash, {});
+          place(victim.fingerprint, victim.bucket,
+                detail::cuckoo_alt_bucket(victim.bucket, victim.fingerprint, meta_.buckets),
+                victim.bucket ^ meta_.removed);
+        }
+        return true;
+      }
+    }
+    if (meta_.stash.holds(p)) {
+      meta_.stash = {};
+      ++meta_.removed;
+      return true;
+    }
+    return false;
+  }
+
+  void clear() noexcept {
+    table_.clear();
+    meta_.stash = {};
+    meta_.inserted = 0;
+    meta_.removed = 0;
+  }
+
+  // Same shape, same hashing, the same table and stash (capacity, kick bound and counts are not
+  // compared). Union is not defined for cuckoo filters: two tables cannot be merged in place
+  // without re-inserting, which may fail.
+  friend bool operator==(const cuckoo_filter& a, const cuckoo_filter& b) noexcept {
+    return a.meta_.fingerprint_bits == b.meta_.fingerprint_bits &&
+           a.meta_.buckets == b.meta_.buckets && a.meta_.hash == b.meta_.hash &&
+           a.meta_.stash == b.meta_.stash && a.table_ == b.table_;
+  }
+
+  // The raw words, for tests and tools (bucket b holds bits [4f·b, 4f·b + 4f), slot j of it bits
+  // [4f·b + j·f, 4f·b + (j+1)·f)); the words past the table are zero.
+  std::span<const std::uint64_t> words() const noexcept { return table_.words(); }
+
+  // --- file format plumbing (see format.hpp) ---
+  detail::file_image image() const {
+    return {kind, meta_.hash, meta_.inserted, params(meta_),
+            std::as_bytes(std::span(table_.words()))};
+  }
+  static cuckoo_filter from_image(const detail::parsed_file& f) {
+    cuckoo_filter c(from_meta_tag{}, read_meta(f));
+    std::memcpy(c.table_.data(), f.payload.data(), f.payload.size());
+    return c;
+  }
+  static view view_of(const detail::parsed_file& f);
+
+ private:
+  friend class detail::cuckoo_queries<cuckoo_filter>;
+  struct from_meta_tag {};
+  struct sizing {
+    std::uint32_t f;
+    std::uint64_t buckets;
+  };
+
+  cuckoo_filter(from_meta_tag, detail::cuckoo_meta m)
+      : table_(detail::cuckoo_storage_bits(m.fingerprint_bits, m.buckets)), meta_(std::move(m)) {}
+
+  static sizing size_for(target t) {
+    detail::check_capacity(t.capacity);
+    detail::check_fpr(t.fpr);
+    const std::uint32_t f = fingerprint_bits_for(t.fpr);
+    const std::uint64_t buckets = buckets_for(t.capacity);
+    if (detail::cuckoo_storage_bits(f, buckets) > max_bits) {
+      throw std::invalid_argument("bloomery: capacity = " + std::to_string(t.capacity) +
+                                  " at fpr = " + detail::format_value(t.fpr) +
+                                  " needs more than the maximum 2^48 bits");
+    }
+    return {f, buckets};
+  }
+  static double model_fpr(std::uint32_t f, std::uint64_t buckets, std::uint64_t keys) {
+    return detail::cuckoo_fpr_model(
+        f, static_cast<double>(keys) / static_cast<double>(buckets * bucket_slots));
+  }
+
+  static void check_fingerprint_bits(std::uint64_t f) {
+    if (f < min_fingerprint_bits || f > max_fingerprint_bits) {
+      detail::invalid("fingerprint_bits", std::to_string(f), "allowed range is [4, 16]");
+    }
+  }
+  static std::uint64_t max_buckets(std::uint32_t f) {
+    return (max_bits - 64) / (std::uint64_t{bucket_slots} * f);
+  }
+  static void check_buckets(std::uint64_t buckets, std::uint32_t f) {
+    if (buckets == 0 || buckets > max_buckets(f)) {
+      detail::invalid("buckets", std::to_string(buckets),
+                      "allowed range is [1, " + std::to_string(max_buckets(f)) + "] for " +
+                          std::to_string(f) + "-bit fingerprints");
+    }
+  }
+  static void check_max_kicks(std::uint64_t kicks) {
+    if (kicks > max_max_kicks) {
+      detail::invalid("max_kicks", std::to_string(kicks),
+                      "allowed range is [0, " + std::to_string(max_max_kicks) + "]");
+    }
+  }
+
+  void init(std::uint32_t f, std::uint64_t buckets, std::uint32_t kicks, std::uint64_t cap,
+            double fpr, hasher h) {
+    table_ = bit_array(detail::cuckoo_storage_bits(f, buckets));
+    meta_ = {f, kicks, buckets, cap, fpr, 0, 0, {}, std::move(h)};
+  }
+
+  // Puts fingerprint `fp`, whose buckets are i1 and i2, into the table: into a free slot of i1 or
+  // i2 if there is one, else by evicting a random resident of a random one of the two and moving it
+  // to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
+  // to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
+  // key's hash), so the same operations always build the same table.
+  void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) {
+    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
+    std::uint64_t* words = table_.data();
+    const auto try_put = [&](std::uint64_t b) {
+      const std::uint64_t bucket = detail::read_bucket(words, lanes, b);
+      const std::uint64_t free = lanes.zero_slots(bucket);
+      if (free == 0) return false;
+      detail::write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(free), fp));
+      return true;
+    };
+    if (try_put(i1) || try_put(i2)) return;
+    std::uint64_t rng = seed;
+    std::uint64_t b = (detail::cuckoo_random(rng) & 1) ? i2 : i1;
+    for (std::uint32_t kick = 0; kick < meta_.max_kicks; ++kick) {
+      const auto slot = static_cast<std::uint32_t>(detail::cuckoo_random(rng) & 3);
+      const std::uint64_t bucket = detail::read_bucket(words, lanes, b);
+      const std::uint64_t evicted = lanes.get(bucket, slot);
+      detail::write_bucket(words, lanes, b, lanes.set(bucket, slot, fp));
+      fp = evicted;
+      b = detail::cuckoo_alt_bucket(b, fp, meta_.buckets);
+      if (try_put(b)) return;
+    }
+    meta_.stash = {true, static_cast<std::uint32_t>(fp), b};
+  }
+
+  const std::uint64_t* words_data() const noexcept { return table_.data(); }
+
+  static std::vector<std::byte> params(const detail::cuckoo_meta& m) {
+    return detail::params_writer()
+        .add<std::uint32_t>(m.fingerprint_bits)
+        .add<std::uint32_t>(m.max_kicks)
+        .add<std::uint64_t>(m.buckets)
+        .add<std::uint64_t>(m.capacity)
+        .add<double>(m.target_fpr)
+        .add<std::uint64_t>(m.removed)
+        .add<std::uint32_t>(m.stash.used ? 1 : 0)
+        .add<std::uint32_t>(m.stash.fingerprint)
+        .add<std::uint64_t>(m.stash.bucket)
+        .take();
+  }
+  // Validates the parameter block against the payload before anything trusts either.
+  static detail::cuckoo_meta read_meta(const detail::parsed_file& f) {
+    detail::params_reader r(f.params);
+    detail::cuckoo_meta m;
+    m.fingerprint_bits = r.read<std::uint32_t>("fingerprint bits");
+    m.max_kicks = r.read<std::uint32_t>("max kicks");
+    m.buckets = r.read<std::uint64_t>("bucket count");
+    m.capacity = r.read<std::uint64_t>("capacity");
+    m.target_fpr = r.read<double>("target fpr");
+    m.removed = r.read<std::uint64_t>("remove count");
+    const auto stash_used = r.read<std::uint32_t>("stash state");
+    m.stash.fingerprint = r.read<std::uint32_t>("stash fingerprint");
+    m.stash.bucket = r.read<std::uint64_t>("stash bucket");
+    r.expect_end("cuckoo");
+    m.inserted = f.element_count;
+    m.hash = f.hash;
+    const std::uint32_t fb = m.fingerprint_bits;
+    if (fb < min_fingerprint_bits || fb > max_fingerprint_bits) {
+      detail::fail("fingerprint bits out of range: " + std::to_string(fb) + " (allowed 4 .. 16)");
+    }
+    if (m.max_kicks > max_max_kicks) {
+      detail::fail("max kicks out of range: " + std::to_string(m.max_kicks));
+    }
+    if (m.buckets == 0 || m.buckets > max_buckets(fb)) {
+      detail::fail("bucket count out of range: " + std::to_string(m.buckets));
+    }
+    if (m.capacity == 0) detail::fail("capacity is zero");
+    if (!(m.target_fpr > 0 && m.target_fpr < 1)) detail::fail("target fpr outside (0, 1)");
+    if (stash_used > 1) detail::fail("stash state is neither 0 nor 1");
+    m.stash.used = stash_used == 1;
+    if (m.stash.used) {
+      if (m.stash.fingerprint == 0 || m.stash.fingerprint >= (std::uint32_t{1} << fb)) {
+        detail::fail("stash fingerprint out of range: " + std::to_string(m.stash.fingerprint));
+      }
+      if (m.stash.bucket >= m.buckets) {
+        detail::fail("stash bucket out of range: " + std::to_string(m.stash.bucket));
+      }
+    } else if (m.stash.fingerprint != 0 || m.stash.bucket != 0) {
+      detail::fail("empty stash with a non-zero fingerprint or bucket");
+    }
+    const std::uint64_t bits = detail::cuckoo_storage_bits(fb, m.buckets);
+    if (f.payload.size() != detail::words_for_bits(bits) * 8) {
+      detail::fail("payload has " + std::to_string(f.payload.size()) + " bytes, " +
+                   std::to_string(m.buckets) + " buckets of " + std::to_string(fb) +
+                   "-bit fingerprints need " + std::to_string(detail::words_for_bits(bits) * 8));
+    }
+    // Bits past the table are never set; a set one means the payload does not belong to it.
+    const auto* words = reinterpret_cast<const std::uint64_t*>(f.payload.data());
+    const std::uint64_t table_bits = detail::cuckoo_table_bits(fb, m.buckets);
+    const std::uint64_t word_count = f.payload.size() / 8;
+    if (table_bits % 64 != 0 && (words[table_bits / 64] >> (table_bits % 64)) != 0) {
+      detail::fail("padding bits past the table are set");
+    }
+    for (std::uint64_t w = (table_bits + 63) / 64; w < word_count; ++w) {
+      if (words[w] != 0) detail::fail("padding bits past the table are set");
+    }
+    // Every successful insert stored one fingerprint and every successful remove took one away.
+    const std::uint64_t stored =
+        detail::cuckoo_occupied_slots(words, detail::cuckoo_lanes(fb), m.buckets) +
+        (m.stash.used ? 1 : 0);
+    if (m.removed > m.inserted) {
+      detail::fail("remove count " + std::to_string(m.removed) + " exceeds insert count " +
+                   std::to_string(m.inserted));
+    }
+    if (m.inserted - m.removed != stored) {
+      detail::fail("the table holds " + std::to_string(stored) + " fingerprints, but " +
+                   std::to_string(m.inserted) + " inserts minus " + std::to_string(m.removed) +
+                   " removes leave " + std::to_string(m.inserted - m.removed));
+    }
+    return m;
+  }
+
+  bit_array table_;
+  detail::cuckoo_meta meta_;
+};
+
+// A read-only cuckoo filter over storage it does not own (a memory-mapped file).
+class cuckoo_filter::view : public detail::cuckoo_queries<view> {
+ public:
+  view(detail::cuckoo_meta meta, const std::uint64_t* words)
+      : meta_(std::move(meta)), words_(words) {}
+
+ private:
+  friend class detail::cuckoo_queries<view>;
+  const std::uint64_t* words_data() const noexcept { return words_; }
+  detail::cuckoo_meta meta_;
+  const std::uint64_t* words_;
+};
+
+inline cuckoo_filter::view cuckoo_filter::view_of(const detail::parsed_file& f) {
+  return view(read_meta(f), reinterpret_cast<const std::uint64_t*>(f.payload.data()));
+}
+
+}  // namespace bloomery

@@ -1,0 +1,303 @@
+// The hard parts of the static (binary fuse) filter, shared by the owning filter and its mapped
+// view: the layout formulas, the per-attempt key hash, slot positions, fingerprints, the peeling
+// construction and the (batched) probe. Nothing here owns the fingerprint array.
+//
+// A binary fuse filter (Graf & Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor Filters",
+// ACM JEA 2022) stores one f-bit fingerprint per slot. Each key owns three slots, one in each of
+// three consecutive segments of `segment_length` slots, and the filter is built so that the XOR
+// of a key's three slots equals the key's fingerprint. A query recomputes the three slots and the
+// fingerprint: an absent key matches with probability 2^-f. docs/static-filter.md has the math.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bloomery/bit_array.hpp"
+#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/hash.hpp"
+
+namespace bloomery::detail {
+
+// Largest segment: 2^18 slots. Longer segments would not make peeling more likely to succeed, and
+// this keeps each key's three slots within a window of 3 * 2^18 slots (good locality).
+inline constexpr std::uint32_t fuse_max_segment_length = std::uint32_t{1} << 18;
+// Construction attempts before giving up. One attempt fails with probability well below 1/2 (in
+// practice a few percent at most), so 100 failures in a row do not happen.
+inline constexpr std::uint32_t fuse_max_attempts = 100;
+// The most keys a static filter accepts (2^40): far beyond any memory, and it keeps every slot
+// index computation exact in 64-bit arithmetic.
+inline constexpr std::uint64_t fuse_max_keys = std::uint64_t{1} << 40;
+
+// How the slots are arranged: `segment_count + 2` segments of `segment_length` slots, so that a key
+// whose first slot falls in any of the first `segment_count` segments has its other two slots in
+// the following two.
+struct fuse_layout {
+  std::uint32_t segment_length = 0;  // a power of two; 0 only for the empty filter
+  std::uint64_t segment_count = 0;   // segments a key's first slot may fall in; 0 when empty
+  std::uint64_t array_length = 0;    // slots: (segment_count + 2) * segment_length; 0 when empty
+  friend bool operator==(const fuse_layout&, const fuse_layout&) = default;
+};
+
+// The layout for n distinct keys (Graf & Lemire's formulas for three slots per key):
+//   segment_length L = 2^floor(ln n / ln 3.33 + 2.25), at most 2^18
+//   size factor    s = max(1.125, 0.875 + 0.25 * ln(10^6) / ln n)       (n >= 2)
+//   segment_count    = max(1, ceil(round(n * s) / L) - 2)
+//   array_length     = (segment_count + 2) * L
+// For n = 1 the formulas give L = 4 and one segment (12 slots); n = 0 is the empty layout.
+inline fuse_layout fuse_layout_for(std::uint64_t n) {
+  if (n == 0) return {};
+  const double dn = static_cast<double>(n);
+  const double log_n = std::log(dn);
+  const double exponent = std::floor(log_n / std::log(3.33) + 2.25);
+  const std::uint32_t length =
+      exponent >= 18 ? fuse_max_segment_length : std::uint32_t{1} << static_cast<int>(exponent);
+  std::uint64_t capacity = 0;
+  if (n >= 2) {
+    const double factor = std::max(1.125, 0.875 + 0.25 * std::log(1e6) / log_n);
+    capacity = static_cast<std::uint64_t>(std::llround(dn * factor));
+  }
+  const std::uint64_t spanned = (capacity + length - 1) / length;  // segments the slots span
+  const std::uint64_t count = spanned > 3 ? spanned - 2 : 1;
+  return {length, count, (count + 2) * length};
+}
+
+// A well-mixing bijection on 64 bits (the splitmix64 finalizer).
+inline constexpr std::uint64_t fuse_mix(std::uint64_t z) noexcept {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The seed of construction attempt i. Deterministic, so the same keys and hasher always build the
+// same filter; the seed that succeeded is stored in the file.
+inline constexpr std::uint64_t fuse_attempt_seed(std::uint32_t attempt) noexcept {
+  return fuse_mix(0x6675736566696c74ULL + attempt * 0x9e3779b97f4a7c15ULL);  // "tlifesuf"
+}
+
+// The key's 64-bit hash under construction seed `seed`: every slot and the fingerprint derive from
+// it. Both 64-bit halves of the key's hash enter it, so two keys collide only when their 128-bit
+// hashes do (or by a 2^-64 accident, which the construction treats as a duplicate: such keys get
+// the same slots and fingerprint, so deduplicating them loses nothing).
+inline std::uint64_t fuse_hash(hash128 h, std::uint64_t seed) noexcept {
+  return fuse_mix(h.low ^ seed) ^ h.high;
+}
+
+// A key's three slots: the first uniformly in the first segment_count segments (multiply-shift of
+// the whole hash, so its high bits decide), the other two in the next two segments at offsets
+// XOR-ed with two further independent groups of hash bits (bits 18..35 and 0..17).
+struct fuse_slots {
+  std::uint64_t at[3];
+};
+inline fuse_slots fuse_positions(std::uint64_t x, const fuse_layout& l) noexcept {
+  const std::uint64_t length = l.segment_length;
+  const std::uint64_t mask = length - 1;
+  const std::uint64_t first = reduce(x, l.segment_count * length);
+  return {{first, (first + length) ^ ((x >> 18) & mask), (first + 2 * length) ^ (x & mask)}};
+}
+
+// The key's f-bit fingerprint: the top f bits of x times an odd constant, which depend on every
+// bit of x (so not only on the bits that chose the slots).
+template <class Slot>
+inline Slot fuse_fingerprint(std::uint64_t x) noexcept {
+  return static_cast<Slot>((x * 0x9e3779b97f4a7c15ULL) >> (64 - 8 * sizeof(Slot)));
+}
+
+// Slots are little-endian and accessed through memcpy: the storage is plain bytes (owned, or a
+// mapped file), and memcpy of 1 or 2 bytes compiles to a single load or store.
+template <class Slot>
+inline Slot load_slot(const unsigned char* slots, std::uint64_t i) noexcept {
+  Slot v;
+  std::memcpy(&v, slots + i * sizeof(Slot), sizeof(Slot));
+  return v;
+}
+template <class Slot>
+inline void store_slot(unsigned char* slots, std::uint64_t i, Slot v) noexcept {
+  std::memcpy(slots + i * sizeof(Slot), &v, sizeof(Slot));
+}
+
+template <class Slot>
+inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, std::uint64_t x) noexcept {
+  const fuse_slots p = fuse_positions(x, l);
+  const Slot v =
+      static_cast<Slot>(fuse_fingerprint<Slot>(x) ^ load_slot<Slot>(slots, p.at[0]) ^
+                        load_slot<Slot>(slots, p.at[1]) ^ load_slot<Slot>(slots, p.at[2]));
+  return v == 0;
+}
+
+// Sorts 64-bit values ascending: LSD radix sort, 8 passes of 8 bits (linear time), skipping the
+// passes whose digit is the same for every value. Small inputs use std::sort.
+inline void sort_hashes(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& tmp) {
+  const std::size_t n = v.size();
+  if (n < 2048) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  std::array<std::array<std::size_t, 256>, 8> counts{};
+  for (const std::uint64_t x : v) {
+    for (unsigned b = 0; b < 8; ++b) ++counts[b][(x >> (8 * b)) & 255];
+  }
+  tmp.resize(n);
+  std::uint64_t* src = v.data();
+  std::uint64_t* dst = tmp.data();
+  for (unsigned b = 0; b < 8; ++b) {
+    auto& c = counts[b];
+    const unsigned shift = 8 * b;
+    if (c[(src[0] >> shift) & 255] == n) continue;  // one digit value for all: nothing to do
+    std::size_t sum = 0;
+    for (auto& slot : c) sum += std::exchange(slot, sum);
+    for (std::size_t i = 0; i < n; ++i) dst[c[(src[i] >> shift) & 255]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != v.data()) std::memcpy(v.data(), src, n * sizeof(std::uint64_t));
+}
+
+// Working memory of the construction, reused across attempts.
+struct fuse_scratch {
+  std::vector<std::uint64_t> hashes, sort_tmp;  // per-attempt key hashes, sort buffer
+  std::vector<std::uint8_t> degree;             // per slot: (keys on it) << 2 | XOR of their index
+  std::vector<std::uint64_t> xor_hash;          // per slot: XOR of the hashes of its keys
+  std::vector<std::uint64_t> queue;             // slots holding exactly one key, to peel
+  std::vector<std::uint64_t> order;             // peeled key hashes, in peeling order
+  std::vector<std::uint8_t> order_index;        // which of its 3 slots each peeled key owns
+};
+
+// One construction attempt over sorted, distinct hashes. Peeling: a slot that exactly one key
+// touches can be given to that key (its value can be chosen last, to make that key's XOR come
+// out right); remove the key, which may leave other slots with one key, and repeat. If every key
+// is removed, assign slots in reverse peeling order. Returns false (and leaves `slots` untouched)
+// when some keys cannot be peeled; the caller retries with another seed.
+template <class Slot>
+bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
+                    unsigned char* slots, fuse_scratch& s) {
+  const std::uint64_t n = hashes.size();
+  const std::uint64_t m = l.array_length;
+  s.degree.assign(m, 0);
+  s.xor_hash.assign(m, 0);
+  // Count. Sorted hashes make the first slots ascend, so this pass walks memory almost in order.
+  for (const std::uint64_t x : hashes) {
+    const fuse_slots p = fuse_positions(x, l);
+    for (std::uint8_t j = 0; j < 3; ++j) {
+      const std::uint8_t d = static_cast<std::uint8_t>(s.degree[p.at[j]] + 4);
+      if (d < 4) return false;  // more than 63 keys on one slot: the 8-bit counter would wrap
+      s.degree[p.at[j]] = d ^ j;
+      s.xor_hash[p.at[j]] ^= x;
+    }
+  }
+  // Peel.
+  s.queue.resize(m);
+  s.order.resize(n);
+  s.order_index.resize(n);
+  std::uint64_t head = 0, tail = 0, peeled = 0;
+  for (std::uint64_t i = 0; i < m; ++i) {
+    if ((s.degree[i] >> 2) == 1) s.queue[tail++] = i;
+  }
+  while (head < tail) {
+    const std::uint64_t i = s.queue[head++];
+    if ((s.degree[i] >> 2) != 1) continue;  // emptied since it was queued
+    const std::uint64_t x = s.xor_hash[i];
+    const std::uint8_t owned = s.degree[i] & 3;
+    s.order[peeled] = x;
+    s.order_index[peeled] = owned;
+    ++peeled;
+    const fuse_slots p = fuse_positions(x, l);
+    for (std::uint8_t j = 0; j < 3; ++j) {
+      const std::uint64_t q = p.at[j];
+      s.degree[q] = static_cast<std::uint8_t>((s.degree[q] - 4) ^ j);
+      s.xor_hash[q] ^= x;
+      if (j != owned && (s.degree[q] >> 2) == 1) s.queue[tail++] = q;  // each slot at most once
+    }
+  }
+  if (peeled != n) return false;
+  // Assign, last peeled first: a key's owned slot is set after every slot it shares with keys
+  // peeled later (their slots are final by then), and no later assignment touches it.
+  for (std::uint64_t k = n; k-- > 0;) {
+    const std::uint64_t x = s.order[k];
+    const fuse_slots p = fuse_positions(x, l);
+    const std::uint8_t owned = s.order_index[k];
+    const Slot v = static_cast<Slot>(fuse_fingerprint<Slot>(x) ^
+                                     load_slot<Slot>(slots, p.at[(owned + 1) % 3]) ^
+                                     load_slot<Slot>(slots, p.at[(owned + 2) % 3]));
+    store_slot<Slot>(slots, p.at[owned], v);
+  }
+  return true;
+}
+
+// What a successful construction found.
+struct fuse_result {
+  fuse_layout layout;
+  std::uint64_t seed = 0;
+  std::uint64_t distinct = 0;  // distinct keys (by their 64-bit hash under `seed`)
+};
+
+// Builds the fingerprint array for the keys' 128-bit hashes, trying seeds fuse_attempt_seed(0),
+// (1), ... until one peels. `allocate(layout)` returns zeroed storage for that layout's slots.
+// Throws std::runtime_error when `max_attempts` attempts all fail.
+template <class Slot, class Allocate>
+fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
+                       std::uint32_t max_attempts = fuse_max_attempts) {
+  fuse_scratch s;
+  s.hashes.resize(keys.size());
+  for (std::uint32_t attempt = 0; attempt < max_attempts; ++attempt) {
+    const std::uint64_t seed = fuse_attempt_seed(attempt);
+    s.hashes.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) s.hashes[i] = fuse_hash(keys[i], seed);
+    sort_hashes(s.hashes, s.sort_tmp);
+    s.hashes.erase(std::unique(s.hashes.begin(), s.hashes.end()), s.hashes.end());
+    const fuse_layout l = fuse_layout_for(s.hashes.size());
+    if (l.array_length == 0) return {l, 0, 0};
+    unsigned char* slots = allocate(l);
+    if (fuse_try_build<Slot>(s.hashes, l, slots, s)) return {l, seed, s.hashes.size()};
+  }
+  throw std::runtime_error("bloomery: static_filter construction failed " +
+                           std::to_string(max_attempts) + " times in a row for " +
+                           std::to_string(keys.size()) +
+                           " keys (each attempt succeeds with high probability: this should not "
+                           "happen; please report it)");
+}
+
+// Keys per batch in may_contain_many: each key's 3 slots are prefetched, so a batch keeps up to
+// 3 * 64 independent loads in flight while its hashes are computed.
+inline constexpr std::size_t fuse_batch_size = 64;
+
+// Batched probe: hash a batch of keys and prefetch their three slots, then check each. Same
+// answers as fuse_probe; returns the number of positives.
+template <class Slot, class Keys, class Out>
+std::size_t fuse_probe_many(const hasher& hash, std::uint64_t seed, const unsigned char* slots,
+                            const fuse_layout& l, const Keys& keys, Out& out) {
+  const std::size_t n = std::ranges::size(keys);
+  std::size_t positives = 0;
+  if (l.array_length * sizeof(Slot) < batch_min_bytes) {  // cache-resident: no need to prefetch
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool hit = fuse_probe<Slot>(slots, l, fuse_hash(hash_key(hash, keys[i]), seed));
+      out[i] = hit;
+      positives += hit;
+    }
+    return positives;
+  }
+  std::uint64_t x[fuse_batch_size];
+  for (std::size_t base = 0; base < n; base += fuse_batch_size) {
+    const std::size_t count = std::min(fuse_batch_size, n - base);
+    for (std::size_t j = 0; j < count; ++j) {
+      x[j] = fuse_hash(hash_key(hash, keys[base + j]), seed);
+      const fuse_slots p = fuse_positions(x[j], l);
+      for (const std::uint64_t at : p.at) prefetch(slots + at * sizeof(Slot));
+    }
+    for (std::size_t j = 0; j < count; ++j) {
+      const bool hit = fuse_probe<Slot>(slots, l, x[j]);
+      out[base + j] = hit;
+      positives += hit;
+    }
+  }
+  return positives;
+}
+
+}  // namespace bloomery::detail

@@ -1,0 +1,160 @@
+// One suite over every filter through a type list: the behaviour all filters promise (no false
+// negatives, FPR as documented, files that round-trip and reject damage, batched = single
+// answers, clear errors). Filter-specific behaviour lives in each filter's own test file.
+#include <gtest/gtest.h>
+#include <bloomery/bloomery.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace bloomery;
+
+namespace {
+
+// How the suite builds each filter from a key set. Filters with insert() share the default.
+template <class F>
+struct family {
+  template <class Keys>
+  static F build(target t, const Keys& keys, hasher h = {}) {
+    F f(t, std::move(h));
+    for (const auto& k : keys) f.insert(k);
+    return f;
+  }
+};
+
+template <class F>
+class FilterFamily : public ::testing::Test {};
+
+using all_filters = ::testing::Types<bloom_filter, blocked_bloom_filter>;
+TYPED_TEST_SUITE(FilterFamily, all_filters);
+
+TYPED_TEST(FilterFamily, NoFalseNegativesOnKeysOfManyShapes) {
+  std::vector<std::string> strings;
+  std::uint64_t s = 5;
+  for (int i = 0; i < 20'000; ++i) {
+    std::string key(test::splitmix64(s) % 200, '\0');
+    for (auto& c : key) c = static_cast<char>(test::splitmix64(s));
+    strings.push_back(std::move(key));
+  }
+  const auto f = family<TypeParam>::build({.capacity = 20'000, .fpr = 0.01}, strings);
+  for (const auto& k : strings) ASSERT_TRUE(f.may_contain(k));
+  const auto ints = test::present_keys(20'000);
+  const auto g = family<TypeParam>::build({.capacity = 20'000, .fpr = 0.001}, ints, 99);
+  for (auto k : ints) ASSERT_TRUE(g.may_contain(k));
+}
+
+TYPED_TEST(FilterFamily, MeasuredFprMatchesTheFiltersOwnEstimateAndTarget) {
+  for (const double p : {0.01, 0.001}) {
+    const std::uint64_t n = 200'000, probes = 1'000'000;
+    const auto f = family<TypeParam>::build({.capacity = n, .fpr = p}, test::present_keys(n));
+    const auto absent = test::absent_keys(probes);
+    std::vector<bool> out(probes);
+    const double measured = static_cast<double>(f.may_contain_many(absent, out)) / probes;
+    // estimated_fpr() is computed from the filter's actual state: only sampling noise remains.
+    const double est = f.estimated_fpr();
+    EXPECT_NEAR(measured, est, 5 * std::sqrt(est * (1 - est) / probes)) << "p=" << p;
+    // Sized by its own model, a filter asked for p delivers p (5 sigma of sampling noise, plus
+    // 3% for the spread of one filter's state around the model's expectation).
+    EXPECT_LE(measured, p * 1.03 + 5 * std::sqrt(p / probes)) << "p=" << p;
+    EXPECT_GE(measured, p * 0.5) << "p=" << p << ": sized far larger than needed";
+  }
+}
+
+TYPED_TEST(FilterFamily, SizeMatchesPlan) {
+  for (const double p : {0.1, 0.01, 0.001, 0.0001}) {
+    const target t{.capacity = 100'000, .fpr = p};
+    const TypeParam f(t);
+    const filter_plan plan = TypeParam::plan(t);
+    EXPECT_EQ(f.size_in_bytes(), plan.bytes) << p;
+    EXPECT_NEAR(plan.bits_per_key, 8.0 * plan.bytes / 100'000, 1e-9);
+    // The classic sizing rounds k to an integer, which can leave the model up to 1% above p.
+    EXPECT_LE(plan.expected_fpr, p * 1.01) << p;
+    EXPECT_FALSE(plan.parameters.empty());
+  }
+}
+
+TYPED_TEST(FilterFamily, SaveLoadMapRoundTrip) {
+  test::temp_dir dir;
+  const auto keys = test::present_keys(5'000);
+  const auto f = family<TypeParam>::build({.capacity = 5'000, .fpr = 0.01}, keys, random_key());
+  save(f, dir / "f.bin");
+  const auto loaded = load<TypeParam>(dir / "f.bin");
+  const auto mapped = map_file<TypeParam>(dir / "f.bin");
+  EXPECT_TRUE(loaded == f);
+  EXPECT_EQ(deserialize<TypeParam>(serialize(f)), f);
+  for (auto k : keys) {
+    ASSERT_TRUE(loaded.may_contain(k));
+    ASSERT_TRUE(mapped->may_contain(k));
+  }
+  const auto absent = test::absent_keys(5'000);
+  for (auto k : absent) ASSERT_EQ(mapped->may_contain(k), f.may_contain(k));
+  EXPECT_EQ(mapped->approximate_count(), f.approximate_count());
+  EXPECT_EQ(mapped->size_in_bytes(), f.size_in_bytes());
+}
+
+TYPED_TEST(FilterFamily, DamagedFilesAreRejected) {
+  const auto f = family<TypeParam>::build({.capacity = 40, .fpr = 0.05}, test::present_keys(40));
+  const auto good = serialize(f);
+  for (std::size_t len = 0; len < good.size(); ++len) {
+    EXPECT_THROW(deserialize<TypeParam>(std::span(good).first(len)), format_error) << len;
+  }
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    auto bad = good;
+    bad[i] ^= std::byte{0x20};
+    EXPECT_THROW(deserialize<TypeParam>(bad), format_error) << "byte " << i;
+  }
+}
+
+TYPED_TEST(FilterFamily, AFileOfAnotherKindIsAClearError) {
+  const auto f = family<TypeParam>::build({.capacity = 100, .fpr = 0.01}, test::present_keys(100));
+  const auto mine = serialize(f);
+  if constexpr (!std::is_same_v<TypeParam, bloom_filter>) {
+    try {
+      deserialize<bloom_filter>(mine);
+      ADD_FAILURE() << "loaded as the wrong kind";
+    } catch (const format_error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a bloom filter"), std::string::npos) << e.what();
+    }
+    const auto other = serialize(bloom_filter({.capacity = 100, .fpr = 0.01}));
+    EXPECT_THROW(deserialize<TypeParam>(other), format_error);
+  } else {
+    EXPECT_THROW(deserialize<blocked_bloom_filter>(mine), format_error);
+  }
+}
+
+TYPED_TEST(FilterFamily, BatchedAnswersEqualSingleAnswers) {
+  // Large enough that batching and prefetching are on (filters of 1 MiB and more).
+  const std::uint64_t n = 1'000'000;
+  const auto keys = test::present_keys(n);
+  const auto f = family<TypeParam>::build({.capacity = n, .fpr = 0.01}, keys);
+  std::vector<std::uint64_t> probe = test::absent_keys(30'000);
+  probe.insert(probe.end(), keys.begin(), keys.begin() + 30'000);
+  std::vector<bool> out(probe.size());
+  std::size_t expected = 0;
+  f.may_contain_many(probe, out);
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    ASSERT_EQ(out[i], f.may_contain(probe[i])) << i;
+    expected += out[i];
+  }
+  EXPECT_GE(expected, 30'000u);
+}
+
+TYPED_TEST(FilterFamily, InvalidTargetsThrowWithTheValue) {
+  const auto expect_msg = [](target t, const std::string& needle) {
+    try {
+      TypeParam f(t);
+      ADD_FAILURE() << "accepted " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_msg({.capacity = 0, .fpr = 0.01}, "capacity = 0");
+  expect_msg({.capacity = 10, .fpr = 0.0}, "fpr = 0");
+  expect_msg({.capacity = 10, .fpr = 1.0}, "fpr = 1");
+  expect_msg({.capacity = 10, .fpr = std::nan("")}, "fpr = nan");
+}
+
+}  // namespace
