@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds bloomery-bench in build-bench/ (Release: plain -O3, no -march) and runs the suite.
+# Builds bloomery-bench (or, with --family, bloomery-bench-family) in build-bench/ (Release: plain
+# -O3, no -march) and runs the suite.
 #
 #   bench/run.sh            10^4, 10^6, 10^7 keys, u64 and str16, bloomery + libbloom + LevelDB
 #   bench/run.sh --huge     the same, then bloomery alone at 10^8 uint64 keys (~1.2 GB of RAM)
@@ -7,6 +8,13 @@
 #   bench/run.sh --targets  only the cases behind the two performance targets (absent-key lookups
 #                           at 10^7 uint64 keys for all three implementations; bloomery single vs
 #                           batched at 10^8), with 15 repetitions for tighter medians
+#
+#   bench/run.sh --family            bloomery-bench-family instead: every filter of the family and
+#                                    LevelDB at 10^6 and 10^7 uint64 keys (summary by
+#                                    bench/summarize_family.py)
+#   bench/run.sh --family --huge     the same, then the family at 10^8 keys (~3 GB of RAM, slow)
+#   bench/run.sh --family --targets  only the blocked-filter targets (absent keys, 10 bits/key,
+#                                    10^7 keys: blocked-10b, bloom-10b, LevelDB), 15 repetitions
 #
 # Environment: MIN_TIME (seconds per benchmark run, default 0.1), REPS (repetitions, default 5),
 # FILTER (overrides the benchmark regex of the main phase), BLOOMERY_BENCH_BUILD_DIR.
@@ -25,24 +33,38 @@ min_time=${MIN_TIME:-0.1}
 reps=${REPS:-5}
 huge=0
 targets=0
+family=0
 extra=()
 for arg in "$@"; do
   case "$arg" in
     --huge) huge=1 ;;
     --quick) min_time=0.02; reps=1 ;;
-    --targets) targets=1; huge=1; reps=${REPS:-15} ;;
+    --targets) targets=1; reps=${REPS:-15} ;;
+    --family) family=1 ;;
     *) extra+=("$arg") ;;
   esac
 done
 
+# --targets of the classic suite includes its 10^8 phase; the family's targets are all at 10^7.
+if (( targets )); then huge=$(( !family )); fi
+if (( family )); then
+  target_name=bloomery-bench-family
+  summarizer=$here/summarize_family.py
+  prefix=family-
+else
+  target_name=bloomery-bench
+  summarizer=$here/summarize.py
+  prefix=
+fi
+
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target bloomery-bench
-bin=$build/bench/bloomery-bench
+cmake --build "$build" -j2 --target "$target_name"
+bin=$build/bench/$target_name
 [[ -x $bin ]] || { echo "run.sh: $bin was not built (is Google Benchmark installed?)" >&2; exit 1; }
 
 out=$build/results
 mkdir -p "$out"
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
+stamp=$prefix$(date -u +%Y%m%dT%H%M%SZ)
 
 load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
 if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
@@ -64,7 +86,13 @@ run_phase() {  # name, filter, extra flags...
 }
 
 start=$SECONDS
-if (( targets )); then
+if (( family && targets )); then
+  main_filter='^absent(_many)?/(leveldb|bloom-10b|blocked-10b)/10000000$'
+  huge_filter='^$'
+elif (( family )); then
+  main_filter='/(1000000|10000000)$'
+  huge_filter='/100000000$'
+elif (( targets )); then
   main_filter='^absent(_many)?/[a-z]+/u64/10000000$'
   huge_filter='^(absent|present)(_many)?/bloomery/u64/100000000$'
 else
@@ -81,5 +109,5 @@ fi
 echo "== done in $((SECONDS - start)) s; results in $out/$stamp-*"
 
 if command -v python3 >/dev/null; then
-  python3 "$here/summarize.py" "${jsons[@]}" | tee "$out/$stamp.md"
+  python3 "$summarizer" "${jsons[@]}" | tee "$out/$stamp.md"
 fi

@@ -50,8 +50,27 @@ struct counting_parameters {
 
 namespace detail {
 
+inline std::string counter_bits_problem(std::uint32_t b) {
+  if (b != 4 && b != 8)
+    return "counter_bits = " + std::to_string(b) + " is invalid; allowed values are 4 and 8";
+  return {};
+}
 inline void check_counter_bits(std::uint32_t b) {
-  if (b != 4 && b != 8) invalid("counter_bits", std::to_string(b), "allowed values are 4 and 8");
+  if (const std::string why = counter_bits_problem(b); !why.empty()) {
+    throw std::invalid_argument("bloomery: " + why);
+  }
+}
+// Why explicit counting parameters are invalid ("" when valid); the constructor throws it as
+// std::invalid_argument, the loader as format_error.
+inline std::string counting_problem(std::uint64_t m, std::uint32_t k, std::uint32_t b) {
+  if (m == 0 || m > max_bits) {
+    return "counters = " + std::to_string(m) + " is invalid; allowed range is [1, 2^48]";
+  }
+  if (k == 0 || k > max_hashes) {
+    return "hashes = " + std::to_string(k) + " is invalid; allowed range is [1, " +
+           std::to_string(max_hashes) + "]";
+  }
+  return counter_bits_problem(b);
 }
 
 // Everything a counting filter is besides its counters.
@@ -212,9 +231,10 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   // Explicit m, k and counter width. As for the classic filter, the capacity becomes
   // floor(m ln 2 / k) and the target FPR the formula's value there.
   explicit counting_bloom_filter(counting_parameters p, hasher h = {}) {
-    detail::check_bits(p.counters, "counters");
-    detail::check_hashes(p.hashes);
-    detail::check_counter_bits(p.counter_bits);
+    if (const std::string why = detail::counting_problem(p.counters, p.hashes, p.counter_bits);
+        !why.empty()) {
+      throw std::invalid_argument("bloomery: " + why);
+    }
     const auto cap = std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(static_cast<double>(p.counters) * detail::ln2 / p.hashes));
     init(p.counters, p.hashes, p.counter_bits, cap, false_positive_rate(cap, p.counters, p.hashes),
@@ -367,14 +387,10 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
     r.expect_end("counting");
     m.inserted = f.element_count;
     m.hash = f.hash;
-    if (m.counters == 0 || m.counters > max_bits) {
-      detail::fail("counters out of range: " + std::to_string(m.counters));
+    if (const std::string why = detail::counting_problem(m.counters, m.hashes, bits);
+        !why.empty()) {
+      detail::fail(why);
     }
-    if (m.hashes == 0 || m.hashes > max_hashes) {
-      detail::fail("hashes out of range: " + std::to_string(m.hashes));
-    }
-    if (bits != 4 && bits != 8)
-      detail::fail("counter bits must be 4 or 8, not " + std::to_string(bits));
     m.layout = detail::counter_layout(bits);
     if (m.capacity == 0) detail::fail("capacity is zero");
     if (!(m.target_fpr > 0 && m.target_fpr < 1)) detail::fail("target fpr outside (0, 1)");

@@ -8,6 +8,8 @@
 // (may_contain, may_contain_many, count, the statistics) may run concurrently with each other.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -30,7 +32,7 @@ namespace bloomery {
 struct cuckoo_parameters {
   std::uint32_t fingerprint_bits = 0;  // f, 4 .. 16
   std::uint64_t buckets = 0;           // any count >= 1; need not be a power of two
-  std::uint32_t max_kicks = 500;       // evictions per insert before the victim goes to the stash
+  std::uint32_t max_kicks = detail::cuckoo_default_max_kicks;  // evictions before the stash
 };
 
 namespace detail {
@@ -103,15 +105,11 @@ class cuckoo_queries {
     const std::uint64_t in_table = approximate_count() - (meta().stash.used ? 1 : 0);
     return static_cast<double>(in_table) / static_cast<double>(slot_count());
   }
-  // The false-positive rate this filter has now, from its actual occupancy: the model
-  // 1 - (1 - 1/(2^f - 1))^(8·load), plus the stash's share (a query's bucket pair contains the
-  // stash's bucket with probability ~2/nb).
+  // The false-positive rate this filter has now, from its actual occupancy (stored fingerprints,
+  // the stash included): 1 - exp(-8 · load / (2^f - 1)) (see cuckoo_fpr_model).
   double estimated_fpr() const noexcept {
-    const double table = cuckoo_fpr_model(meta().fingerprint_bits, load_factor());
-    if (!meta().stash.used) return table;
-    const double q = 1.0 / (static_cast<double>(std::uint64_t{1} << meta().fingerprint_bits) - 1);
-    const double pair = std::min(1.0, 2.0 / static_cast<double>(meta().buckets));
-    return 1 - (1 - table) * (1 - pair * q);
+    return cuckoo_fpr_model(meta().fingerprint_bits, static_cast<double>(approximate_count()) /
+                                                         static_cast<double>(slot_count()));
   }
 
  private:
@@ -136,7 +134,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   static constexpr std::uint32_t bucket_slots = detail::cuckoo_bucket_slots;
   static constexpr std::uint32_t min_fingerprint_bits = detail::cuckoo_min_fingerprint_bits;
   static constexpr std::uint32_t max_fingerprint_bits = detail::cuckoo_max_fingerprint_bits;
-  static constexpr std::uint32_t default_max_kicks = 500;
+  static constexpr std::uint32_t default_max_kicks = detail::cuckoo_default_max_kicks;
   static constexpr std::uint32_t max_max_kicks = 1u << 20;
   // The load a filter sized from a target runs at when it holds `capacity` keys: 19/20.
   static constexpr std::uint64_t target_load_num = 19, target_load_den = 20;
@@ -144,8 +142,8 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
       static_cast<double>(target_load_num) / static_cast<double>(target_load_den);
 
   // Sized for `t.capacity` keys at false-positive rate `t.fpr`: f is the smallest width in
-  // [4, 16] whose model rate at 95% load, 1 - (1 - 1/(2^f - 1))^(8·0.95), is at most t.fpr, and
-  // the bucket count is ceil(capacity / (4·0.95)).
+  // [4, 16] whose model rate at 95% load, 1 - exp(-8·0.95 / (2^f - 1)), is at most t.fpr, and
+  // the bucket count is buckets_for(capacity) (about capacity / (4·0.95)).
   explicit cuckoo_filter(target t, hasher h = {}) {
     const sizing s = size_for(t);
     init(s.f, s.buckets, default_max_kicks, t.capacity, t.fpr, std::move(h));
@@ -175,19 +173,26 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     for (std::uint32_t f = min_fingerprint_bits; f <= max_fingerprint_bits; ++f) {
       if (detail::cuckoo_fpr_model(f, target_load) <= fpr) return f;
     }
-    detail::invalid("fpr", detail::format_value(fpr),
-                    "a cuckoo filter with at most 16-bit fingerprints reaches " +
-                        detail::format_value(min_fpr()) +
-                        " at the lowest; allowed range is [that, 1)");
+    detail::invalid(
+        "fpr", detail::format_value(fpr),
+        "allowed range is [" + detail::format_value(min_fpr()) +
+            ", 1) for a cuckoo filter (16-bit fingerprints at 95% load reach no lower)");
   }
-  // Buckets for `capacity` keys at 95% load: ceil(capacity / 3.8) = ceil(5·capacity / 19).
+  // Buckets for `capacity` keys: ceil((n + s) / 3.8) = ceil(5·(n + s) / 19), rounded up to an
+  // even count, with a slack of s = ceil(1.5·sqrt(n)) keys. Large tables run at 95% load (94.7% at
+  // n = 200,000, 94.9% at 10^6); the slack and the even count (no single-bucket keys, see
+  // cuckoo_alt_bucket) keep small tables from failing by chance (measured: fewer than 1 in 10^4
+  // filters of any capacity fail before holding `capacity` random keys).
   static std::uint64_t buckets_for(std::uint64_t capacity) {
     detail::check_capacity(capacity);
     if (capacity > max_bits) {
       detail::invalid("capacity", std::to_string(capacity), "allowed range is [1, 2^48]");
     }
+    const auto slack =
+        static_cast<std::uint64_t>(std::ceil(1.5 * std::sqrt(static_cast<double>(capacity))));
     const std::uint64_t den = bucket_slots * target_load_num;
-    return (capacity * target_load_den + den - 1) / den;
+    const std::uint64_t buckets = ((capacity + slack) * target_load_den + den - 1) / den;
+    return buckets + buckets % 2;
   }
 
   // What cuckoo_filter(t) would cost, without allocating it.
@@ -206,7 +211,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // for every key inserted before. The insert that runs out of evictions still succeeds: its last
   // victim goes to the stash, and that makes the table full.
   template <hashable_key K>
-  [[nodiscard]] bool insert(const K& key) {
+  [[nodiscard]] bool insert(const K& key) noexcept {
     if (meta_.stash.used) return false;
     const hash128 h = hash_key(meta_.hash, key);
     const detail::cuckoo_position p =
@@ -222,7 +227,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // fingerprint and buckets, which then reads as absent. After a remove, a stashed fingerprint
   // moves back into the table when it can.
   template <hashable_key K>
-  bool remove(const K& key) {
+  bool remove(const K& key) noexcept {
     const detail::cuckoo_position p =
         detail::cuckoo_locate(hash_key(meta_.hash, key), meta_.fingerprint_bits, meta_.buckets);
     const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
@@ -343,7 +348,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
   // to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
   // key's hash), so the same operations always build the same table.
-  void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) {
+  void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) noexcept {
     const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
     std::uint64_t* words = table_.data();
     const auto try_put = [&](std::uint64_t b) {

@@ -10,6 +10,7 @@
 // view) at once.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>

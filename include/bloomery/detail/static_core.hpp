@@ -165,7 +165,7 @@ struct fuse_scratch {
   std::vector<std::uint64_t> hashes, sort_tmp;  // per-attempt key hashes, sort buffer
   std::vector<std::uint8_t> degree;             // per slot: (keys on it) << 2 | XOR of their index
   std::vector<std::uint64_t> xor_hash;          // per slot: XOR of the hashes of its keys
-  std::vector<std::uint64_t> queue;             // slots holding exactly one key, to peel
+  std::vector<std::uint64_t> stack;             // slots holding exactly one key, to peel
   std::vector<std::uint64_t> order;             // peeled key hashes, in peeling order
   std::vector<std::uint8_t> order_index;        // which of its 3 slots each peeled key owns
 };
@@ -192,33 +192,38 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
       s.xor_hash[p.at[j]] ^= x;
     }
   }
-  // Peel.
-  s.queue.resize(m);
+  // Peel, scanning the slots in order and following each chain of newly single-key slots at once
+  // (depth first, on a stack): a key's slots lie within three consecutive segments, so the chain
+  // stays in memory that the scan has just touched.
+  s.stack.clear();
   s.order.resize(n);
   s.order_index.resize(n);
-  std::uint64_t head = 0, tail = 0, peeled = 0;
-  for (std::uint64_t i = 0; i < m; ++i) {
-    if ((s.degree[i] >> 2) == 1) s.queue[tail++] = i;
-  }
-  while (head < tail) {
-    const std::uint64_t i = s.queue[head++];
-    if ((s.degree[i] >> 2) != 1) continue;  // emptied since it was queued
-    const std::uint64_t x = s.xor_hash[i];
-    const std::uint8_t owned = s.degree[i] & 3;
-    s.order[peeled] = x;
-    s.order_index[peeled] = owned;
-    ++peeled;
-    const fuse_slots p = fuse_positions(x, l);
-    for (std::uint8_t j = 0; j < 3; ++j) {
-      const std::uint64_t q = p.at[j];
-      s.degree[q] = static_cast<std::uint8_t>((s.degree[q] - 4) ^ j);
-      s.xor_hash[q] ^= x;
-      if (j != owned && (s.degree[q] >> 2) == 1) s.queue[tail++] = q;  // each slot at most once
+  std::uint64_t peeled = 0;
+  for (std::uint64_t start = 0; start < m; ++start) {
+    if ((s.degree[start] >> 2) != 1) continue;
+    s.stack.push_back(start);
+    while (!s.stack.empty()) {
+      const std::uint64_t i = s.stack.back();
+      s.stack.pop_back();
+      if ((s.degree[i] >> 2) != 1) continue;  // emptied since it was pushed
+      const std::uint64_t x = s.xor_hash[i];
+      const std::uint8_t owned = s.degree[i] & 3;
+      s.order[peeled] = x;
+      s.order_index[peeled] = owned;
+      ++peeled;
+      const fuse_slots p = fuse_positions(x, l);
+      for (std::uint8_t j = 0; j < 3; ++j) {
+        const std::uint64_t q = p.at[j];
+        s.degree[q] = static_cast<std::uint8_t>((s.degree[q] - 4) ^ j);
+        s.xor_hash[q] ^= x;
+        if ((s.degree[q] >> 2) == 1) s.stack.push_back(q);
+      }
     }
   }
   if (peeled != n) return false;
-  // Assign, last peeled first: a key's owned slot is set after every slot it shares with keys
-  // peeled later (their slots are final by then), and no later assignment touches it.
+  // Assign, last peeled first. When a key is assigned its two other slots are final (a slot is
+  // only ever owned by a key peeled after every other key on it, so those owners came earlier in
+  // this loop), and its owned slot is written by it alone and never again.
   for (std::uint64_t k = n; k-- > 0;) {
     const std::uint64_t x = s.order[k];
     const fuse_slots p = fuse_positions(x, l);
@@ -257,11 +262,11 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
     unsigned char* slots = allocate(l);
     if (fuse_try_build<Slot>(s.hashes, l, slots, s)) return {l, seed, s.hashes.size()};
   }
-  throw std::runtime_error("bloomery: static_filter construction failed " +
-                           std::to_string(max_attempts) + " times in a row for " +
+  throw std::runtime_error("bloomery: static_filter construction failed in all " +
+                           std::to_string(max_attempts) + " attempts (seeds) for " +
                            std::to_string(keys.size()) +
-                           " keys (each attempt succeeds with high probability: this should not "
-                           "happen; please report it)");
+                           " keys; each attempt succeeds with high probability, so this should "
+                           "not happen: please report it");
 }
 
 // Keys per batch in may_contain_many: each key's 3 slots are prefetched, so a batch keeps up to

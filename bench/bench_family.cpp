@@ -1,0 +1,533 @@
+// bloomery-bench-family: every bloomery filter side by side, with LevelDB's built-in Bloom filter
+// policy as the external reference, on uint64 keys at a 1% target.
+//
+// Benchmark names are  <op>/<filter>/<n>:
+//   op      insert | build | present | absent | present_many | absent_many
+//   filter  bloom | blocked | blocked-portable | counting | cuckoo | scalable | static8 | static16
+//           | leveldb, and two fixed-size rows behind the blocked filter's speed targets:
+//           bloom-10b (bloom_filter {.bits = 10n, .hashes = 7}) and
+//           blocked-10b (blocked_bloom_filter {.bits = floor(10n / 512) * 512, .hashes = 6})
+//   n       keys in the filter: 10^6, 10^7; 10^8 with --huge or BLOOMERY_BENCH_HUGE=1
+//
+// Every filter except the -10b rows is sized from bloomery::target{n, 0.01}. static8 is
+// static_filter::build(keys, 0.01), which picks 8-bit fingerprints and so delivers 2^-8 = 0.39%;
+// static16 is built with 16-bit fingerprints (2^-16). LevelDB gets NewBloomFilterPolicy(10), the
+// bits per key bloom_filter uses at 1% rounded (9.585 -> 10); it picks k = 6 itself.
+// blocked-portable queries the blocked filter with bloomery::force_portable_simd(true).
+//
+// insert: ns per key to insert all n distinct keys into an empty filter sized for them (the
+// filter is cleared, untimed, before each pass), so the cost is the average over the whole fill
+// -- which matters for the cuckoo filter, whose evictions grow with its load. build (static
+// filters, LevelDB): ns per key of building the filter from all n keys.
+// present / absent: one may_contain (LevelDB: KeyMayMatch) per key; *_many: one
+// may_contain_many call per 1024 keys. Streams and key generation are bench_bloom.cpp's: kBatch =
+// 1024 keys per timed iteration from a pre-generated power-of-two stream (present keys cycled, or
+// keys absent by construction), `per_key` = CPU seconds per key.
+//
+// Counters: bits_per_key = 8 * size_in_bytes() / n; fpr = measured once per filter over
+// kFprProbes keys absent by construction and used nowhere else; est_fpr = the filter's own
+// estimated_fpr() (LevelDB: (1 - e^(-kn/m))^k for its m and k). A filter that answers "no" for
+// any key of the present stream fails its benchmarks with "false negatives".
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bloomery/blocked_bloom_filter.hpp"
+#include "bloomery/bloom_filter.hpp"
+
+// The rest of the family, each only if its header exists (and the build did not opt it out with
+// BLOOMERY_BENCH_FAMILY_SKIP, which defines BLOOMERY_BENCH_NO_<NAME>).
+#if __has_include(<bloomery/counting_bloom_filter.hpp>) && !defined(BLOOMERY_BENCH_NO_COUNTING)
+#include <bloomery/counting_bloom_filter.hpp>
+#define BLOOMERY_BENCH_HAVE_COUNTING 1
+#endif
+#if __has_include(<bloomery/cuckoo_filter.hpp>) && !defined(BLOOMERY_BENCH_NO_CUCKOO)
+#include <bloomery/cuckoo_filter.hpp>
+#define BLOOMERY_BENCH_HAVE_CUCKOO 1
+#endif
+#if __has_include(<bloomery/scalable_bloom_filter.hpp>) && !defined(BLOOMERY_BENCH_NO_SCALABLE)
+#include <bloomery/scalable_bloom_filter.hpp>
+#define BLOOMERY_BENCH_HAVE_SCALABLE 1
+#endif
+#if __has_include(<bloomery/static_filter.hpp>) && !defined(BLOOMERY_BENCH_NO_STATIC)
+#include <bloomery/static_filter.hpp>
+#define BLOOMERY_BENCH_HAVE_STATIC 1
+#endif
+
+#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
+#include <leveldb/filter_policy.h>
+#include <leveldb/slice.h>
+#endif
+
+namespace {
+
+using u64 = std::uint64_t;
+
+constexpr double kFpr = 0.01;
+constexpr int kLeveldbBitsPerKey = 10;
+constexpr std::size_t kBatch = 1024;
+constexpr std::size_t kMinStream = std::size_t{1} << 16;
+constexpr std::size_t kMaxStream = std::size_t{1} << 22;
+constexpr std::size_t kFprProbes = std::size_t{1} << 22;  // 4,194,304 absent probes per filter
+
+// Generator index ranges (disjoint; the generator is a bijection of the index): present keys
+// [0, n), the timed absent stream [kAbsentBase, +Q), the FPR probes [kFprBase, +kFprProbes).
+constexpr u64 kAbsentBase = u64{1} << 40;
+constexpr u64 kFprBase = u64{1} << 41;
+constexpr u64 kSeed = 0x0123456789abcdefULL;
+
+// SplitMix64 of a counter, as in bench_bloom.cpp (same keys for the same n).
+u64 mix(u64 seed, u64 i) {
+  u64 z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::vector<u64> make_keys(u64 first, std::size_t count) {
+  std::vector<u64> keys(count);
+  for (std::size_t i = 0; i < count; ++i) keys[i] = mix(kSeed, first + i);
+  return keys;
+}
+
+std::size_t stream_length(u64 n) {
+  return std::clamp<std::size_t>(std::bit_ceil(static_cast<std::size_t>(n)), kMinStream,
+                                 kMaxStream);
+}
+
+// The explicit shapes behind the blocked filter's speed targets: 10 bits per key.
+bloomery::bloom_parameters classic_10b(u64 n) {
+  return {n * 10, 7};
+}
+bloomery::bloom_parameters blocked_10b(u64 n) {
+  return {n * 10 / 512 * 512, 6};
+}
+
+// Process-wide portable-path switch for the blocked filter, restored on scope exit.
+class portable_scope {
+ public:
+  explicit portable_scope(bool on) : on_(on) {
+    if (on_) bloomery::force_portable_simd(true);
+  }
+  ~portable_scope() {
+    if (on_) bloomery::force_portable_simd(false);
+  }
+  portable_scope(const portable_scope&) = delete;
+  portable_scope& operator=(const portable_scope&) = delete;
+
+ private:
+  bool on_;
+};
+
+#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
+// LevelDB's policy behind the family's vocabulary: one immutable filter built from all keys.
+class leveldb_filter {
+ public:
+  explicit leveldb_filter(const std::vector<u64>& keys)
+      : policy_(leveldb::NewBloomFilterPolicy(kLeveldbBitsPerKey)), n_(keys.size()) {
+    const std::vector<leveldb::Slice> slices = to_slices(keys);
+    policy_->CreateFilter(slices.data(), static_cast<int>(slices.size()), &bits_);
+  }
+  static std::vector<leveldb::Slice> to_slices(const std::vector<u64>& keys) {
+    std::vector<leveldb::Slice> s;
+    s.reserve(keys.size());
+    for (const u64& k : keys) s.emplace_back(reinterpret_cast<const char*>(&k), sizeof k);
+    return s;
+  }
+  bool may_contain(const u64& key) const {
+    return policy_->KeyMayMatch(leveldb::Slice(reinterpret_cast<const char*>(&key), sizeof key),
+                                leveldb::Slice(bits_));
+  }
+  const leveldb::FilterPolicy& policy() const { return *policy_; }
+  const std::string& bits() const { return bits_; }
+  u64 size_in_bytes() const { return bits_.size(); }
+  // The policy's format: the bit array, then one byte holding k.
+  double estimated_fpr() const {
+    const u64 m = (bits_.size() - 1) * 8;
+    const auto k = static_cast<std::uint32_t>(static_cast<unsigned char>(bits_.back()));
+    return bloomery::false_positive_rate(n_, m, k);
+  }
+
+ private:
+  std::unique_ptr<const leveldb::FilterPolicy> policy_;
+  u64 n_;
+  std::string bits_;
+};
+#endif
+
+struct filter_stats {
+  double bits_per_key = 0;
+  double fpr = 0;
+  double est_fpr = 0;
+  u64 false_negatives = 0;
+};
+
+template <class F>
+struct built {
+  std::unique_ptr<F> filter;
+  filter_stats stats;
+};
+
+// Keys, streams and built filters for one n, made lazily and kept for the process lifetime.
+class world {
+ public:
+  explicit world(u64 n)
+      : n_(n),
+        present_(make_keys(0, n)),
+        absent_(make_keys(kAbsentBase, stream_length(n))),
+        fpr_probes_(make_keys(kFprBase, kFprProbes)) {
+    present_stream_.resize(stream_length(n));
+    for (std::size_t i = 0; i < present_stream_.size(); ++i) {
+      present_stream_[i] = present_[i % n];
+    }
+  }
+
+  u64 n() const { return n_; }
+  bloomery::target target() const { return {n_, kFpr}; }
+  const std::vector<u64>& present_keys() const { return present_; }
+  const std::vector<u64>& stream(bool present) const { return present ? present_stream_ : absent_; }
+
+  // The filter called `name`, made by `make(present keys)` on first use, then measured.
+  template <class F, class Make>
+  const built<F>& get(const std::string& name, Make&& make) {
+    std::shared_ptr<void>& slot = filters_[name];
+    if (!slot) {
+      auto b = std::make_shared<built<F>>();
+      b->filter = make(present_);
+      const F& f = *b->filter;
+      b->stats.bits_per_key =
+          8.0 * static_cast<double>(f.size_in_bytes()) / static_cast<double>(n_);
+      u64 positives = 0;
+      for (const u64& key : fpr_probes_) positives += f.may_contain(key) ? 1 : 0;
+      b->stats.fpr = static_cast<double>(positives) / static_cast<double>(fpr_probes_.size());
+      b->stats.est_fpr = f.estimated_fpr();
+      for (const u64& key : present_stream_) b->stats.false_negatives += f.may_contain(key) ? 0 : 1;
+      slot = b;
+    }
+    return *static_cast<const built<F>*>(slot.get());
+  }
+
+ private:
+  u64 n_;
+  std::vector<u64> present_;
+  std::vector<u64> absent_;
+  std::vector<u64> fpr_probes_;
+  std::vector<u64> present_stream_;
+  std::map<std::string, std::shared_ptr<void>> filters_;
+};
+
+world& world_for(u64 n) {
+  static std::map<u64, std::unique_ptr<world>> worlds;
+  auto& w = worlds[n];
+  if (!w) w = std::make_unique<world>(n);
+  return *w;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting.
+
+void report_keys(benchmark::State& st, u64 keys_per_iteration) {
+  const auto items = static_cast<std::int64_t>(st.iterations() * keys_per_iteration);
+  st.SetItemsProcessed(items);
+  st.counters["per_key"] = benchmark::Counter(
+      static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void report_filter(benchmark::State& st, const filter_stats& s) {
+  st.counters["bits_per_key"] = s.bits_per_key;
+  st.counters["fpr"] = s.fpr;
+  st.counters["est_fpr"] = s.est_fpr;
+  if (s.false_negatives != 0) {
+    const std::string msg = "false negatives: " + std::to_string(s.false_negatives);
+    st.SkipWithError(msg.c_str());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmarks, generic over the filter type.
+
+// Inserts all n keys into a cleared filter per iteration. `insert(f, key)` returns false when the
+// filter refused the key (only the cuckoo filter can); any refusal fails the benchmark.
+template <class F, class Make, class Insert>
+void bm_insert(benchmark::State& st, u64 n, Make make, Insert insert) {
+  auto& w = world_for(n);
+  const std::vector<u64>& keys = w.present_keys();
+  std::unique_ptr<F> f = make(w.target());
+  u64 refused = 0;
+  for (auto _ : st) {
+    st.PauseTiming();
+    f->clear();
+    st.ResumeTiming();
+    for (const u64& key : keys) refused += insert(*f, key) ? 0 : 1;
+    benchmark::ClobberMemory();
+  }
+  report_keys(st, n);
+  st.counters["bits_per_key"] =
+      8.0 * static_cast<double>(f->size_in_bytes()) / static_cast<double>(n);
+  if (refused != 0) {
+    const std::string msg = "inserts refused: " + std::to_string(refused);
+    st.SkipWithError(msg.c_str());
+  }
+}
+
+// Builds the whole filter from all n keys per iteration (static filters, LevelDB).
+template <class F, class Build>
+void bm_build(benchmark::State& st, u64 n, Build build) {
+  auto& w = world_for(n);
+  const std::vector<u64>& keys = w.present_keys();
+  double bytes = 0;
+  for (auto _ : st) {
+    std::unique_ptr<F> f = build(keys);
+    benchmark::DoNotOptimize(f.get());
+    benchmark::ClobberMemory();
+    st.PauseTiming();
+    bytes = static_cast<double>(f->size_in_bytes());
+    f.reset();
+    st.ResumeTiming();
+  }
+  report_keys(st, n);
+  st.counters["bits_per_key"] = 8.0 * bytes / static_cast<double>(n);
+}
+
+template <class F>
+void bm_query(benchmark::State& st, const built<F>& b, const std::vector<u64>& stream, bool many,
+              bool portable) {
+  const F& f = *b.filter;
+  const portable_scope scope(portable);
+  const std::size_t mask = stream.size() - 1;  // a power of two, a multiple of kBatch
+  std::size_t pos = 0;
+  std::array<bool, kBatch> out{};
+  for (auto _ : st) {
+    const u64* keys = stream.data() + pos;
+    std::size_t hits = 0;
+    if (many) {
+      if constexpr (requires { f.may_contain_many(std::span<const u64>(keys, kBatch), out); }) {
+        hits = f.may_contain_many(std::span<const u64>(keys, kBatch), out);
+        benchmark::DoNotOptimize(out.data());
+      }
+    } else {
+      for (std::size_t j = 0; j < kBatch; ++j) hits += f.may_contain(keys[j]) ? 1 : 0;
+    }
+    benchmark::DoNotOptimize(hits);
+    pos = (pos + kBatch) & mask;
+  }
+  report_keys(st, kBatch);
+  report_filter(st, b.stats);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration.
+
+std::string bench_name(const char* op, const std::string& filter, u64 n) {
+  return std::string(op) + "/" + filter + "/" + std::to_string(n);
+}
+
+// Registers present/absent, one-at-a-time and (when `batched`) may_contain_many, for the filter
+// `name` of type F made by `make(keys)`.
+template <class F, class Make>
+void register_queries(const std::string& name, u64 n, Make make, bool batched,
+                      bool portable = false, const std::string& shared_as = "") {
+  const std::string key = shared_as.empty() ? name : shared_as;
+  for (const bool present : {true, false}) {
+    for (const bool many : {false, true}) {
+      if (many && !batched) continue;
+      const char* op =
+          present ? (many ? "present_many" : "present") : (many ? "absent_many" : "absent");
+      benchmark::RegisterBenchmark(bench_name(op, name, n).c_str(), [=](benchmark::State& st) {
+        auto& w = world_for(n);
+        bm_query(st, w.get<F>(key, make), w.stream(present), many, portable);
+      })->Unit(benchmark::kMicrosecond);
+    }
+  }
+}
+
+template <class F, class Insert>
+void register_insert(const std::string& name, u64 n, Insert insert) {
+  benchmark::RegisterBenchmark(bench_name("insert", name, n).c_str(), [=](benchmark::State& st) {
+    bm_insert<F>(
+        st, n, [](bloomery::target t) { return std::make_unique<F>(t); }, insert);
+  })->Unit(benchmark::kMillisecond);
+}
+
+template <class F, class Build>
+void register_build(const std::string& name, u64 n, Build build) {
+  benchmark::RegisterBenchmark(bench_name("build", name, n).c_str(), [=](benchmark::State& st) {
+    bm_build<F>(st, n, build);
+  })->Unit(benchmark::kMillisecond);
+}
+
+// A filter sized from the target and filled with all n keys by `insert`.
+template <class F, class Insert>
+auto fill_from_target(u64 n, Insert insert) {
+  return [n, insert](const std::vector<u64>& keys) {
+    auto f = std::make_unique<F>(bloomery::target{n, kFpr});
+    for (const u64& key : keys) {
+      if (!insert(*f, key)) {
+        std::fprintf(stderr, "bloomery-bench-family: insert refused at n = %llu\n",
+                     static_cast<unsigned long long>(n));
+        std::abort();
+      }
+    }
+    return f;
+  };
+}
+
+template <class F>
+auto fill_explicit(bloomery::bloom_parameters p) {
+  return [p](const std::vector<u64>& keys) {
+    auto f = std::make_unique<F>(p);
+    for (const u64& key : keys) f->insert(key);
+    return f;
+  };
+}
+
+const auto plain_insert = [](auto& f, const u64& key) {
+  f.insert(key);
+  return true;
+};
+
+void register_size(u64 n) {
+  using bloomery::blocked_bloom_filter;
+  using bloomery::bloom_filter;
+
+  register_insert<bloom_filter>("bloom", n, plain_insert);
+  register_queries<bloom_filter>("bloom", n, fill_from_target<bloom_filter>(n, plain_insert), true);
+
+  // blocked-portable shares the blocked filter (the same bits); only the query path differs.
+  // Inserts have no SIMD path, so blocked-portable has no insert row.
+  register_insert<blocked_bloom_filter>("blocked", n, plain_insert);
+  const auto blocked = fill_from_target<blocked_bloom_filter>(n, plain_insert);
+  register_queries<blocked_bloom_filter>("blocked", n, blocked, true);
+  register_queries<blocked_bloom_filter>("blocked-portable", n, blocked, true, true, "blocked");
+
+#ifdef BLOOMERY_BENCH_HAVE_COUNTING
+  using bloomery::counting_bloom_filter;
+  register_insert<counting_bloom_filter>("counting", n, plain_insert);
+  register_queries<counting_bloom_filter>(
+      "counting", n, fill_from_target<counting_bloom_filter>(n, plain_insert), true);
+#endif
+
+#ifdef BLOOMERY_BENCH_HAVE_CUCKOO
+  using bloomery::cuckoo_filter;
+  const auto cuckoo_insert = [](cuckoo_filter& f, const u64& key) -> bool { return f.insert(key); };
+  register_insert<cuckoo_filter>("cuckoo", n, cuckoo_insert);
+  register_queries<cuckoo_filter>("cuckoo", n, fill_from_target<cuckoo_filter>(n, cuckoo_insert),
+                                  true);
+#endif
+
+#ifdef BLOOMERY_BENCH_HAVE_SCALABLE
+  using bloomery::scalable_bloom_filter;
+  // insert() returns false for a key the filter already answers "possibly present" for (a false
+  // positive among distinct keys): skipped by design, not refused.
+  const auto scalable_insert = [](scalable_bloom_filter& f, const u64& key) {
+    (void)f.insert(key);
+    return true;
+  };
+  register_insert<scalable_bloom_filter>("scalable", n, scalable_insert);
+  register_queries<scalable_bloom_filter>(
+      "scalable", n, fill_from_target<scalable_bloom_filter>(n, scalable_insert), true);
+#endif
+
+#ifdef BLOOMERY_BENCH_HAVE_STATIC
+  using bloomery::static_filter;
+  const auto static8 = [](const std::vector<u64>& keys) {
+    return std::make_unique<static_filter>(static_filter::build(keys, kFpr));
+  };
+  const auto static16 = [](const std::vector<u64>& keys) {
+    return std::make_unique<static_filter>(
+        static_filter::build(keys, bloomery::fingerprint_width::bits16));
+  };
+  register_build<static_filter>("static8", n, static8);
+  register_queries<static_filter>("static8", n, static8, true);
+  register_build<static_filter>("static16", n, static16);
+  register_queries<static_filter>("static16", n, static16, true);
+#endif
+
+#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
+  const auto leveldb = [](const std::vector<u64>& keys) {
+    return std::make_unique<leveldb_filter>(keys);
+  };
+  register_build<leveldb_filter>("leveldb", n, leveldb);
+  register_queries<leveldb_filter>("leveldb", n, leveldb, false);
+#endif
+
+  // The blocked filter's speed targets: both filters at 10 bits per key.
+  register_queries<bloom_filter>("bloom-10b", n, fill_explicit<bloom_filter>(classic_10b(n)), true);
+  register_queries<blocked_bloom_filter>("blocked-10b", n,
+                                         fill_explicit<blocked_bloom_filter>(blocked_10b(n)), true);
+}
+
+// Removes --huge from argv (Google Benchmark rejects flags it does not know).
+bool take_huge_flag(int& argc, char** argv) {
+  bool huge = false;
+  if (const char* e = std::getenv("BLOOMERY_BENCH_HUGE");
+      e != nullptr && std::strcmp(e, "1") == 0) {
+    huge = true;
+  }
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--huge") == 0) {
+      huge = true;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return huge;
+}
+
+std::string family_list() {
+  std::string s = "bloom blocked blocked-portable";
+#ifdef BLOOMERY_BENCH_HAVE_COUNTING
+  s += " counting";
+#endif
+#ifdef BLOOMERY_BENCH_HAVE_CUCKOO
+  s += " cuckoo";
+#endif
+#ifdef BLOOMERY_BENCH_HAVE_SCALABLE
+  s += " scalable";
+#endif
+#ifdef BLOOMERY_BENCH_HAVE_STATIC
+  s += " static8 static16";
+#endif
+#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
+  s += " leveldb";
+#endif
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool huge = take_huge_flag(argc, argv);
+  register_size(1'000'000);
+  register_size(10'000'000);
+  // 10^8 keys: 800 MB of keys plus every filter (about 2.5 GB in all).
+  if (huge) register_size(100'000'000);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("bloomery.fpr_target", std::to_string(kFpr));
+  benchmark::AddCustomContext("bloomery.keys_per_iteration", std::to_string(kBatch));
+  benchmark::AddCustomContext("bloomery.fpr_probes", std::to_string(kFprProbes));
+  benchmark::AddCustomContext("bloomery.huge", huge ? "1" : "0");
+  benchmark::AddCustomContext("bloomery.family", family_list());
+  benchmark::AddCustomContext("bloomery.avx2", bloomery::simd_available() ? "1" : "0");
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Turns bloomery-bench-family JSON output into the markdown tables of BENCHMARKS.md.
+
+usage: summarize_family.py RESULT.json [MORE.json ...]
+
+Uses the median aggregate of each benchmark when repetitions were run, else its single run.
+Times are CPU ns per key (the `per_key` counter). The blocked-filter targets are ratios of
+medians from the same run.
+"""
+import json
+import sys
+
+FILTERS = ["bloom", "blocked", "blocked-portable", "counting", "cuckoo", "scalable", "static8",
+           "static16", "leveldb", "bloom-10b", "blocked-10b"]
+NOTES = {
+    "bloom": "classic, target 1%",
+    "blocked": "target 1%, AVX2 probes",
+    "blocked-portable": "same filter, `force_portable_simd(true)`",
+    "counting": "4-bit counters, target 1%",
+    "cuckoo": "target 1%",
+    "scalable": "target 1%, one sub-filter at n",
+    "static8": "binary fuse, 8-bit: delivers 2^-8 = 0.39%",
+    "static16": "binary fuse, 16-bit: 2^-16",
+    "leveldb": "`NewBloomFilterPolicy(10)`",
+    "bloom-10b": "classic, m = 10n, k = 7",
+    "blocked-10b": "m = floor(10n/512)·512, k = 6",
+}
+SIZES = [1_000_000, 10_000_000, 100_000_000]
+
+
+def load(paths):
+    rows, context = {}, {}
+    for path in paths:
+        with open(path) as f:
+            doc = json.load(f)
+        context.update(doc.get("context", {}))
+        singles, medians, spread = {}, {}, {}
+        for b in doc["benchmarks"]:
+            name = b.get("run_name", b["name"])
+            if b.get("error_occurred"):
+                print(f"warning: {name}: {b.get('error_message')}", file=sys.stderr)
+                continue
+            if b.get("run_type") == "aggregate":
+                if b.get("aggregate_name") == "median":
+                    medians[name] = b
+                elif b.get("aggregate_name") == "cv":
+                    spread[name] = b
+            else:
+                singles.setdefault(name, b)
+        for name, b in singles.items():
+            rows[name] = dict(medians.get(name, b))
+            if name in spread:
+                rows[name]["cv"] = spread[name].get("per_key")
+    return rows, context
+
+
+def ns(row):
+    return row["per_key"] * 1e9 if row and "per_key" in row else None
+
+
+def fmt(x, spec=".1f"):
+    return "—" if x is None else format(x, spec)
+
+
+def pct(x):
+    if x is None:
+        return "—"
+    return f"{x * 100:.3f}%" if x >= 1e-4 else f"{x * 100:.5f}%"
+
+
+def size_name(n):
+    return {1_000_000: "10^6", 10_000_000: "10^7", 100_000_000: "10^8"}[n]
+
+
+def main(paths):
+    rows, ctx = load(paths)
+    get = lambda op, f, n: rows.get(f"{op}/{f}/{n}")
+    out = []
+    out.append(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at "
+               f"{ctx.get('mhz_per_cpu', '?')} MHz, load average at start "
+               f"{ctx.get('load_avg', '?')}; AVX2 {'yes' if ctx.get('bloomery.avx2') == '1' else 'no'}; "
+               f"filters built: {ctx.get('bloomery.family', '?')}")
+    out.append("")
+
+    for n in SIZES:
+        present = [f for f in FILTERS if any(get(op, f, n) for op in ["absent", "insert", "build"])]
+        if not present:
+            continue
+        out.append(f"### {size_name(n)} uint64 keys (CPU ns per key, median of repetitions)")
+        out.append("")
+        out.append("| filter | | bits/key | FPR measured | FPR estimated | insert (build) | present | "
+                   "present batched | absent | absent batched |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for f in present:
+            q = get("absent", f, n) or get("present", f, n)
+            ins, build = get("insert", f, n), get("build", f, n)
+            ins_cell = fmt(ns(ins)) if ins else (f"({fmt(ns(build))})" if build else "—")
+            bits = q["bits_per_key"] if q else (ins or build or {}).get("bits_per_key")
+            out.append(
+                f"| {f} | {NOTES.get(f, '')} | {fmt(bits, '.2f')} | {pct(q.get('fpr') if q else None)} | "
+                f"{pct(q.get('est_fpr') if q else None)} | {ins_cell} | "
+                f"{fmt(ns(get('present', f, n)))} | {fmt(ns(get('present_many', f, n)))} | "
+                f"{fmt(ns(get('absent', f, n)))} | {fmt(ns(get('absent_many', f, n)))} |")
+        out.append("")
+
+    # The blocked filter's targets: ratios of medians from this run, 10 bits/key.
+    for n in SIZES:
+        b1, bm = get("absent", "blocked-10b", n), get("absent_many", "blocked-10b", n)
+        ld, cm = get("absent", "leveldb", n), get("absent_many", "bloom-10b", n)
+        if not (b1 and bm):
+            continue
+        out.append(f"### Blocked-filter targets, {size_name(n)} keys, 10 bits/key, absent keys"
+                   + (" (the targets are set at 10^7)" if n != 10_000_000 else ""))
+        out.append("")
+        out.append("| target | numerator (ns) | blocked-10b (ns) | ratio | result |")
+        out.append("|---|---:|---:|---:|---|")
+
+        def line(label, num, den, need):
+            if not (num and den):
+                return
+            r = ns(num) / ns(den)
+            cv = lambda row: f" ±{row['cv'] * 100:.0f}%" if row.get("cv") is not None else ""
+            verdict = ("**met**" if r >= need else "**missed**") if n == 10_000_000 else (
+                "met" if r >= need else "missed")
+            out.append(f"| {label} ≥ {need:g}x | {ns(num):.1f}{cv(num)} | {ns(den):.1f}{cv(den)} | "
+                       f"{r:.2f}x | {verdict} |")
+
+        line("one-at-a-time: LevelDB `KeyMayMatch` / blocked `may_contain`", ld, b1, 2.5)
+        line("batched: LevelDB `KeyMayMatch` / blocked `may_contain_many`", ld, bm, 10)
+        line("batched: classic `may_contain_many` / blocked `may_contain_many`", cm, bm, 2)
+        out.append("")
+        if any(r and r.get("cv") is not None for r in (b1, bm, ld, cm)):
+            out.append("(± is the coefficient of variation across repetitions.)")
+            out.append("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

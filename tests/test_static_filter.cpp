@@ -1,0 +1,655 @@
+// The static (binary fuse) filter: construction, sizing, measured FPR, batching, the file format,
+// and a rapidcheck property over random key sets with duplicates.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+#include <bloomery/bloom_filter.hpp>
+#include <bloomery/static_filter.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace bloomery;
+using bloomery::test::absent_keys;
+using bloomery::test::present_keys;
+using bloomery::test::temp_dir;
+
+namespace {
+
+// The structure cannot take an insert, be cleared or merged: none of these verbs exist.
+template <class F>
+concept has_insert = requires(F& f) {
+  f.insert(std::uint64_t{1});
+};
+template <class F>
+concept has_clear = requires(F& f) {
+  f.clear();
+};
+template <class F>
+concept has_union = requires(F& a, const F& b) {
+  a |= b;
+};
+static_assert(!has_insert<static_filter> && !has_clear<static_filter> && !has_union<static_filter>);
+static_assert(!has_insert<static_filter::view> && !has_clear<static_filter::view>);
+static_assert(has_insert<bloom_filter> && has_clear<bloom_filter> && has_union<bloom_filter>,
+              "the concepts above must be able to detect the verbs");
+
+// Which construction attempt produced the filter (0 = the first seed worked).
+template <class F>
+std::uint32_t attempt_of(const F& f) {
+  for (std::uint32_t i = 0; i < detail::fuse_max_attempts; ++i) {
+    if (detail::fuse_attempt_seed(i) == f.construction_seed()) return i;
+  }
+  return detail::fuse_max_attempts;
+}
+
+// Binomial 5-sigma tolerance around the model rate p = 2^-f. A binary fuse filter's rate for an
+// absent key is exactly the chance that a uniform f-bit fingerprint equals the XOR of its three
+// slots, 2^-f, whatever the slots hold: there is no per-filter spread to add.
+double fpr_tolerance(double p, std::uint64_t probes) {
+  return 5 * std::sqrt(p * (1 - p) / static_cast<double>(probes));
+}
+
+std::string invalid_argument_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no invalid_argument";
+}
+
+std::string format_error_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const format_error& e) {
+    return e.what();
+  }
+  return "no format_error";
+}
+
+std::vector<std::string> string_keys(std::size_t n, const std::string& prefix = "key-") {
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < n; ++i) keys.push_back(prefix + std::to_string(i));
+  return keys;
+}
+
+// Built once and shared: the 10^6-key filters of the size and rate tests.
+const std::vector<std::uint64_t>& million_keys() {
+  static const auto keys = present_keys(1'000'000);
+  return keys;
+}
+const static_filter& million8() {
+  static const auto f = static_filter::build(million_keys(), 0.01);
+  return f;
+}
+const static_filter& million16() {
+  static const auto f = static_filter::build(million_keys(), fingerprint_width::bits16);
+  return f;
+}
+
+}  // namespace
+
+TEST(StaticFilter, BuildsFromIntegersAndFindsEveryKey) {
+  const auto keys = present_keys(50'000);
+  const auto f = static_filter::build(keys, 0.01);
+  for (auto k : keys) ASSERT_TRUE(f.may_contain(k)) << k;
+  EXPECT_EQ(f.fingerprint_bits(), 8u);
+  EXPECT_EQ(f.key_count(), 50'000u);
+  EXPECT_EQ(f.approximate_count(), 50'000u);
+  EXPECT_EQ(f.capacity(), 50'000u);
+  EXPECT_EQ(f.inserted(), 50'000u);
+  EXPECT_DOUBLE_EQ(f.target_fpr(), 0.01);
+  EXPECT_DOUBLE_EQ(f.estimated_fpr(), 1.0 / 256);
+  EXPECT_EQ(f.hash(), hasher{});
+  EXPECT_EQ(f.array_length(), (f.segment_count() + 2) * f.segment_length());
+  EXPECT_EQ(f.size_in_bytes(), (f.array_length() + 63) / 64 * 64);
+  EXPECT_EQ(f.fingerprint_bytes().size(), f.size_in_bytes());
+}
+
+TEST(StaticFilter, KeysOfEveryShape) {
+  const std::array<const char*, 3> c_strings = {"alpha", "beta", ""};
+  const auto f1 = static_filter::build(c_strings, 0.01);
+  EXPECT_TRUE(f1.may_contain("alpha"));
+  EXPECT_TRUE(f1.may_contain(std::string("beta")));
+  EXPECT_TRUE(f1.may_contain(std::string_view()));
+
+  const std::vector<std::vector<std::uint8_t>> blobs = {{0, 1, 2}, {255}, {}};
+  const auto f2 = static_filter::build(blobs, 0.01);
+  for (const auto& b : blobs) EXPECT_TRUE(f2.may_contain(std::span<const std::uint8_t>(b)));
+
+  // Integers are keys by value: int16_t{-3} and int64_t{-3} are the same key.
+  const std::vector<std::int16_t> small = {-3, 7, 1000};
+  const auto f3 = static_filter::build(small, 0.01);
+  EXPECT_TRUE(f3.may_contain(std::int64_t{-3}));
+  EXPECT_TRUE(f3.may_contain(1000ULL));
+  // A span is a random-access range too.
+  const std::vector<std::uint64_t> wide = present_keys(100);
+  const auto f4 = static_filter::build(std::span(wide).first(60), fingerprint_width::bits16);
+  for (std::size_t i = 0; i < 60; ++i) EXPECT_TRUE(f4.may_contain(wide[i]));
+  EXPECT_EQ(f4.key_count(), 60u);
+}
+
+TEST(StaticFilter, FingerprintWidthFollowsTheTargetFpr) {
+  const auto keys = string_keys(1000);
+  EXPECT_EQ(static_filter::build(keys, 0.5).fingerprint_bits(), 8u);
+  EXPECT_EQ(static_filter::build(keys, 1.0 / 256).fingerprint_bits(), 8u);  // exactly 2^-8: 8 bits
+  EXPECT_EQ(static_filter::build(keys, 0.0039).fingerprint_bits(), 16u);    // just below 2^-8
+  EXPECT_EQ(static_filter::build(keys, 1e-5 * 1.6).fingerprint_bits(), 16u);
+  EXPECT_EQ(static_filter::build(keys, static_filter_min_fpr).fingerprint_bits(), 16u);
+  const auto f16 = static_filter::build(keys, 0.001);
+  EXPECT_DOUBLE_EQ(f16.target_fpr(), 0.001);
+  EXPECT_DOUBLE_EQ(f16.estimated_fpr(), 1.0 / 65536);
+  // Explicit widths: the target becomes the delivered rate.
+  const auto e8 = static_filter::build(keys, fingerprint_width::bits8);
+  const auto e16 = static_filter::build(keys, fingerprint_width::bits16);
+  EXPECT_EQ(e8.fingerprint_bits(), 8u);
+  EXPECT_EQ(e16.fingerprint_bits(), 16u);
+  EXPECT_DOUBLE_EQ(e8.target_fpr(), 1.0 / 256);
+  EXPECT_DOUBLE_EQ(e16.target_fpr(), 1.0 / 65536);
+  EXPECT_EQ(e16.size_in_bytes(), (2 * e16.array_length() + 63) / 64 * 64);
+  for (const auto& k : keys) ASSERT_TRUE(e8.may_contain(k) && e16.may_contain(k)) << k;
+}
+
+TEST(StaticFilter, InvalidParametersThrowWithUsefulMessages) {
+  const auto keys = string_keys(10);
+  const auto expect_msg = [](auto&& fn, const std::string& needle) {
+    const std::string msg = invalid_argument_of(fn);
+    EXPECT_NE(msg.find(needle), std::string::npos) << msg;
+  };
+  expect_msg([&] { static_filter::build(keys, 0.0); }, "fpr = 0 is invalid");
+  expect_msg([&] { static_filter::build(keys, 1.0); }, "allowed range is (0, 1)");
+  expect_msg([&] { static_filter::build(keys, std::nan("")); }, "fpr = nan");
+  expect_msg([&] { static_filter::build(keys, 1e-6); }, "fpr = 9.9999999999999995e-07");
+  expect_msg([&] { static_filter::build(keys, 1e-6); }, "allowed range is [2^-16");
+  expect_msg([&] { static_filter::build(keys, static_filter_min_fpr * 0.999); }, "2^-16");
+  expect_msg([&] { static_filter::build(keys, static_cast<fingerprint_width>(12)); },
+             "fingerprint bits = 12 is invalid; allowed values are 8 and 16");
+  expect_msg([] { static_filter::plan({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
+  expect_msg([] { static_filter::plan({.capacity = 10, .fpr = 1e-9}); }, "[2^-16");
+  expect_msg([] { static_filter::plan({.capacity = std::uint64_t{1} << 41, .fpr = 0.01}); },
+             "allowed range is [0, 2^40]");
+}
+
+TEST(StaticFilter, EmptyKeySetAnswersNoToEverything) {
+  const std::vector<std::string> none;
+  for (const static_filter& f :
+       {static_filter::build(none, 0.01), static_filter::build(none, fingerprint_width::bits16),
+        static_filter()}) {
+    EXPECT_EQ(f.key_count(), 0u);
+    EXPECT_EQ(f.size_in_bytes(), 0u);
+    EXPECT_EQ(f.estimated_fpr(), 0.0);
+    const auto probes = absent_keys(100'000);
+    for (auto k : probes) ASSERT_FALSE(f.may_contain(k));
+    EXPECT_FALSE(f.may_contain(""));
+    std::vector<bool> out(probes.size(), true);
+    EXPECT_EQ(f.may_contain_many(probes, out), 0u);
+    EXPECT_EQ(std::count(out.begin(), out.end(), true), 0);
+    // It survives the file format, and its mapped view answers "no" as well.
+    temp_dir dir;
+    save(f, dir / "empty.static");
+    const auto loaded = load<static_filter>(dir / "empty.static");
+    EXPECT_EQ(loaded, f);
+    EXPECT_EQ(deserialize<static_filter>(serialize(f)), f);
+    const auto mapped = map_file<static_filter>(dir / "empty.static");
+    EXPECT_EQ(mapped->key_count(), 0u);
+    for (std::size_t i = 0; i < 1000; ++i) {
+      ASSERT_FALSE(loaded.may_contain(probes[i]));
+      ASSERT_FALSE(mapped->may_contain(probes[i]));
+    }
+  }
+}
+
+TEST(StaticFilter, DuplicatesAreRemovedBeforeConstruction) {
+  const auto distinct = present_keys(20'000, 5);
+  std::vector<std::uint64_t> with_dups;
+  for (int copy = 0; copy < 3; ++copy) {
+    with_dups.insert(with_dups.end(), distinct.begin(), distinct.end());
+  }
+  std::shuffle(with_dups.begin(), with_dups.end(), std::mt19937_64(7));
+  const auto f = static_filter::build(with_dups, 0.01);
+  EXPECT_EQ(f.key_count(), 20'000u);
+  EXPECT_EQ(f.approximate_count(), 20'000u);
+  EXPECT_EQ(f.inserted(), 60'000u);
+  for (auto k : distinct) ASSERT_TRUE(f.may_contain(k));
+  // The filter depends on the set only: duplicates and order change nothing.
+  EXPECT_EQ(f, static_filter::build(distinct, 0.01));
+  // A set that is one key many times is a one-key filter.
+  const std::vector<std::string> same(1000, "only");
+  const auto one = static_filter::build(same, 0.01);
+  EXPECT_EQ(one.key_count(), 1u);
+  EXPECT_EQ(one.inserted(), 1000u);
+  EXPECT_TRUE(one.may_contain("only"));
+}
+
+TEST(StaticFilter, HasherIsTheFiltersIdentity) {
+  const auto keys = string_keys(5000);
+  const auto a = static_filter::build(keys, 0.01, 42);
+  const auto b = static_filter::build(keys, 0.01, 43);
+  EXPECT_EQ(a.hash().seed(), 42u);
+  EXPECT_NE(a, b);
+  const secret_key key = random_key();
+  const auto k = static_filter::build(keys, 0.01, key);
+  EXPECT_TRUE(k.hash().keyed());
+  EXPECT_EQ(k.hash(), hasher(key));
+  for (const auto& s : keys) ASSERT_TRUE(a.may_contain(s) && b.may_contain(s) && k.may_contain(s));
+  // The construction seed is separate from the hasher: it changes per attempt, the hasher never.
+  EXPECT_EQ(a.construction_seed(), detail::fuse_attempt_seed(attempt_of(a)));
+}
+
+// The documented layout formulas (docs/static-filter.md), at sizes where each clause matters.
+TEST(StaticFilter, LayoutFollowsTheDocumentedFormulas) {
+  struct row {
+    std::uint64_t n;
+    std::uint32_t length;
+    std::uint64_t segments, slots;
+  };
+  for (const row r :
+       {row{1, 4, 1, 12}, row{2, 4, 1, 12}, row{10, 16, 1, 48}, row{100, 64, 1, 192},
+        row{1000, 128, 9, 1408}, row{10'000, 512, 23, 12'800}, row{1'000'000, 8192, 136, 1'130'496},
+        row{1'000'000'000, 262'144, 4290, 1'125'122'048}}) {
+    const auto l = detail::fuse_layout_for(r.n);
+    EXPECT_EQ(l.segment_length, r.length) << r.n;
+    EXPECT_EQ(l.segment_count, r.segments) << r.n;
+    EXPECT_EQ(l.array_length, r.slots) << r.n;
+  }
+  EXPECT_EQ(detail::fuse_layout_for(0), detail::fuse_layout{});
+  // plan() reports what build() allocates.
+  const auto keys = present_keys(12'345);
+  const auto f = static_filter::build(keys, 0.001);
+  const auto p = static_filter::plan({.capacity = 12'345, .fpr = 0.001});
+  EXPECT_EQ(p.bytes, f.size_in_bytes());
+  EXPECT_DOUBLE_EQ(p.bits_per_key, 8.0 * f.size_in_bytes() / 12'345);
+  EXPECT_DOUBLE_EQ(p.expected_fpr, 1.0 / 65536);
+  EXPECT_EQ(p.parameters, "fingerprint=16 segment_length=" + std::to_string(f.segment_length()) +
+                              " segments=" + std::to_string(f.segment_count()) +
+                              " slots=" + std::to_string(f.array_length()));
+}
+
+// About 9 bits per key at 2^-8 and 18 at 2^-16: within 1.15x of log2(1/fpr) at 10^6 keys.
+TEST(StaticFilter, BitsPerKeyAtAMillionKeys) {
+  const double n = 1e6;
+  const double bpk8 = 8.0 * static_cast<double>(million8().size_in_bytes()) / n;
+  const double bpk16 = 8.0 * static_cast<double>(million16().size_in_bytes()) / n;
+  EXPECT_LE(bpk8, 9.2);
+  EXPECT_LE(bpk16, 18.4);
+  EXPECT_LE(bpk8, 1.15 * std::log2(1 / million8().estimated_fpr()));
+  EXPECT_LE(bpk16, 1.15 * std::log2(1 / million16().estimated_fpr()));
+  EXPECT_GE(bpk8, 8.0);  // the slots cannot hold fewer than one fingerprint per key
+  RecordProperty("bits_per_key_8", std::to_string(bpk8));
+  RecordProperty("bits_per_key_16", std::to_string(bpk16));
+  for (auto k : million_keys()) ASSERT_TRUE(million8().may_contain(k));
+}
+
+TEST(StaticFilter, MeasuredFprMatchesTwoToTheMinus8) {
+  // 10^6 absent probes (3906 expected positives): 5 sigma is +-8% of the rate. A small filter too,
+  // where one segment holds every key.
+  const std::uint64_t probes = 1'000'000;
+  const auto absent = absent_keys(probes);
+  std::vector<bool> out(probes);
+  const double p = 1.0 / 256;
+  const auto small = static_filter::build(present_keys(1000), 0.01);
+  for (const static_filter* f : {&small, &million8()}) {
+    const double measured = static_cast<double>(f->may_contain_many(absent, out)) / probes;
+    EXPECT_NEAR(measured, p, fpr_tolerance(p, probes)) << "n=" << f->key_count();
+    EXPECT_DOUBLE_EQ(f->estimated_fpr(), p);
+    RecordProperty("fpr8_n" + std::to_string(f->key_count()), std::to_string(measured));
+  }
+}
+
+TEST(StaticFilter, MeasuredFprMatchesTwoToTheMinus16) {
+  // 10^7 absent probes: about 153 expected positives, so 5 sigma is +-40% of the rate.
+  const std::uint64_t probes = 10'000'000;
+  const double p = 1.0 / 65536;
+  std::uint64_t state = 99, positives = 0;
+  std::vector<std::uint64_t> chunk(100'000);
+  std::vector<unsigned char> out(chunk.size());
+  for (std::uint64_t done = 0; done < probes; done += chunk.size()) {
+    for (auto& k : chunk) k = test::splitmix64(state) | (std::uint64_t{1} << 63);  // absent
+    positives += million16().may_contain_many(chunk, out);
+  }
+  const double measured = static_cast<double>(positives) / probes;
+  EXPECT_NEAR(measured, p, fpr_tolerance(p, probes));
+  EXPECT_GT(positives, 0u);  // a broken fingerprint check that always says "no" would pass above
+  RecordProperty("fpr16_positives", std::to_string(positives));
+}
+
+TEST(StaticFilter, MayContainManyAgreesWithMayContain) {
+  // The large filter (past detail::batch_min_bytes) takes the prefetching path, the small one the
+  // plain loop; both 8- and 16-bit.
+  ASSERT_GT(million8().size_in_bytes(), detail::batch_min_bytes);
+  const auto small_keys = present_keys(5000);
+  const auto small8 = static_filter::build(small_keys, 0.01);
+  const auto small16 = static_filter::build(small_keys, 0.0001);
+  std::vector<std::uint64_t> probe = absent_keys(30'000);
+  probe.insert(probe.end(), million_keys().begin(), million_keys().begin() + 20'000);
+  probe.insert(probe.end(), small_keys.begin(), small_keys.end());
+  probe.push_back(42);  // an odd count: the last batch is partial
+  for (const static_filter* f : {&million8(), &million16(), &small8, &small16}) {
+    std::vector<bool> out(probe.size());
+    const std::size_t positives = f->may_contain_many(probe, out);
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < probe.size(); ++i) {
+      ASSERT_EQ(out[i], f->may_contain(probe[i])) << i;
+      expected += out[i];
+    }
+    EXPECT_EQ(positives, expected);
+    EXPECT_GE(positives, f->key_count() >= 1'000'000 ? 20'000u : 5000u);
+  }
+  // Strings through the same path; an output too small is an error, not an overflow.
+  const std::vector<std::string> words = {"a", "b", "c"};
+  const auto fw = static_filter::build(std::vector<std::string>{"b"}, 0.01);
+  std::vector<unsigned char> small(2);
+  EXPECT_THROW(fw.may_contain_many(words, small), std::invalid_argument);
+  std::vector<unsigned char> out3(3);
+  fw.may_contain_many(words, out3);
+  EXPECT_EQ(out3[1], 1);
+}
+
+// Construction failure is retried with the next seed: the filter records the seed that worked and
+// is still exact for its keys; with no attempts left, a clear runtime_error.
+TEST(StaticFilter, FailedAttemptsAreRetriedWithAnotherSeed) {
+  hasher h;
+  std::vector<std::uint64_t> keys;
+  static_filter retried;
+  for (std::uint64_t base = 0; base < 20'000; ++base) {
+    keys = present_keys(200, base);
+    retried = static_filter::build(keys, 0.01, h);
+    if (attempt_of(retried) != 0) break;
+  }
+  ASSERT_GT(attempt_of(retried), 0u) << "no key set needing a retry found";
+  ASSERT_LT(attempt_of(retried), detail::fuse_max_attempts);
+  for (auto k : keys) ASSERT_TRUE(retried.may_contain(k));
+  // The seed travels with the file, so the loaded and mapped filters answer alike.
+  temp_dir dir;
+  save(retried, dir / "r.static");
+  const auto loaded = load<static_filter>(dir / "r.static");
+  const auto mapped = map_file<static_filter>(dir / "r.static");
+  EXPECT_EQ(loaded.construction_seed(), retried.construction_seed());
+  EXPECT_EQ(mapped->construction_seed(), retried.construction_seed());
+  for (auto k : keys) ASSERT_TRUE(loaded.may_contain(k) && mapped->may_contain(k));
+
+  // The same keys with one attempt allowed: the first seed fails, so the build must throw.
+  std::vector<hash128> hashes;
+  for (auto k : keys) hashes.push_back(hash_key(h, k));
+  std::vector<unsigned char> storage;
+  const auto allocate = [&](const detail::fuse_layout& l) {
+    storage.assign(l.array_length, 0);
+    return storage.data();
+  };
+  try {
+    detail::fuse_build<std::uint8_t>(hashes, allocate, 1);
+    ADD_FAILURE() << "expected runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("construction failed in all 1 attempts"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(detail::fuse_build<std::uint8_t>(hashes, allocate, attempt_of(retried) + 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// File format
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// 10 keys: 48 slots, so 8-bit payloads carry 16 bytes of padding and 16-bit ones 32.
+static_filter tiny_filter(fingerprint_width w = fingerprint_width::bits8, hasher h = {}) {
+  return static_filter::build(string_keys(10), w, std::move(h));
+}
+
+void write_bytes(const std::filesystem::path& p, std::span<const std::byte> bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+// Re-seals a hand-edited image so that only the semantic checks can catch the edit.
+void reseal(std::vector<std::byte>& bytes) {
+  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
+  detail::put<std::uint64_t>(
+      bytes.data() + detail::offs::checksum,
+      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+}
+
+}  // namespace
+
+TEST(StaticFilterFormat, LayoutIsDocumented) {
+  const auto keys = string_keys(1000);
+  const auto f = static_filter::build(keys, 0.001, 5);
+  const auto bytes = serialize(f);
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 12), 6u);     // kind: static
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 20), 48u);    // parameter block size
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 24), 5u);     // seed
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 64), 1000u);  // element count
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 72), 192u);   // payload offset
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 80), f.size_in_bytes());
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 128), 16u);  // fingerprint bits
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 132), f.segment_length());
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 136), f.segment_count());
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 144), f.array_length());
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 152), f.construction_seed());
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 160), 1000u);  // distinct keys
+  EXPECT_EQ(detail::get<double>(bytes.data() + 168), 0.001);
+  ASSERT_EQ(bytes.size(), 192 + f.size_in_bytes());
+  EXPECT_TRUE(std::equal(bytes.begin() + 192, bytes.end(), f.fingerprint_bytes().begin()));
+  // The payload is the fingerprint array: key i satisfies fp == slot0 ^ slot1 ^ slot2 in it.
+  const auto* slots = reinterpret_cast<const unsigned char*>(bytes.data() + 192);
+  const detail::fuse_layout l{f.segment_length(), f.segment_count(), f.array_length()};
+  for (const auto& k : keys) {
+    ASSERT_TRUE(detail::fuse_probe<std::uint16_t>(
+        slots, l, detail::fuse_hash(hash_key(f.hash(), k), f.construction_seed())));
+  }
+}
+
+TEST(StaticFilterFormat, SaveLoadSerializeAndMapRoundTrip) {
+  temp_dir dir;
+  for (const auto w : {fingerprint_width::bits8, fingerprint_width::bits16}) {
+    for (const hasher& h : {hasher(), hasher(77), hasher(random_key())}) {
+      const auto keys = present_keys(30'000, 3);
+      const auto f = static_filter::build(keys, w, h);
+      save(f, dir / "f.static");
+      const auto loaded = load<static_filter>(dir / "f.static");
+      EXPECT_EQ(loaded, f);
+      EXPECT_EQ(loaded.inserted(), f.inserted());
+      EXPECT_EQ(loaded.target_fpr(), f.target_fpr());
+      EXPECT_EQ(loaded.hash(), h);
+      const auto bytes = serialize(f);
+      EXPECT_EQ(std::filesystem::file_size(dir / "f.static"), bytes.size());
+      EXPECT_EQ(deserialize<static_filter>(bytes), f);
+      const auto mapped = map_file<static_filter>(dir / "f.static");
+      EXPECT_EQ(mapped->key_count(), f.key_count());
+      EXPECT_EQ(mapped->fingerprint_bits(), f.fingerprint_bits());
+      EXPECT_EQ(mapped->size_in_bytes(), f.size_in_bytes());
+      EXPECT_EQ(mapped->estimated_fpr(), f.estimated_fpr());
+      EXPECT_EQ(mapped->hash(), h);
+      for (auto k : keys) ASSERT_TRUE(loaded.may_contain(k) && mapped->may_contain(k));
+      // Zero copy: the view reads the mapped payload in place, 64-byte aligned.
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(mapped->fingerprint_bytes().data()) % 64, 0u);
+      EXPECT_TRUE(std::ranges::equal(mapped->fingerprint_bytes(), f.fingerprint_bytes()));
+      const auto absent = absent_keys(20'000);
+      std::vector<bool> a(absent.size()), b(absent.size());
+      EXPECT_EQ(mapped->may_contain_many(absent, a), f.may_contain_many(absent, b));
+      EXPECT_EQ(a, b);
+    }
+  }
+}
+
+TEST(StaticFilterFormat, EveryTruncationIsRejected) {
+  temp_dir dir;
+  for (const auto w : {fingerprint_width::bits8, fingerprint_width::bits16}) {
+    const auto bytes = serialize(tiny_filter(w));
+    for (std::size_t len = 0; len < bytes.size(); ++len) {
+      EXPECT_THROW(deserialize<static_filter>(std::span(bytes).first(len)), format_error) << len;
+    }
+    for (std::size_t len : {std::size_t{0}, std::size_t{127}, std::size_t{176}, bytes.size() - 1}) {
+      write_bytes(dir / "t.static", std::span(bytes).first(len));
+      EXPECT_THROW(load<static_filter>(dir / "t.static"), format_error) << len;
+      EXPECT_THROW(map_file<static_filter>(dir / "t.static"), format_error) << len;
+    }
+  }
+}
+
+TEST(StaticFilterFormat, EveryFlippedByteIsRejected) {
+  for (const auto w : {fingerprint_width::bits8, fingerprint_width::bits16}) {
+    const auto good = serialize(tiny_filter(w));
+    ASSERT_EQ(deserialize<static_filter>(good), tiny_filter(w));
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      for (std::uint8_t mask : {0x01, 0x80, 0xFF}) {
+        auto bad = good;
+        bad[i] ^= std::byte{mask};
+        EXPECT_THROW(deserialize<static_filter>(bad), format_error) << "byte " << i;
+      }
+    }
+  }
+}
+
+TEST(StaticFilterFormat, OtherKindsAreRejected) {
+  bloom_filter b({.capacity = 100, .fpr = 0.01});
+  b.insert("x");
+  EXPECT_NE(format_error_of([&] {
+              deserialize<static_filter>(serialize(b));
+            }).find("holds a bloom filter, not a static filter"),
+            std::string::npos);
+  EXPECT_NE(format_error_of([&] {
+              deserialize<bloom_filter>(serialize(tiny_filter()));
+            }).find("holds a static filter, not a bloom filter"),
+            std::string::npos);
+  temp_dir dir;
+  save(b, dir / "b.bloom");
+  EXPECT_THROW(load<static_filter>(dir / "b.bloom"), format_error);
+  EXPECT_THROW(map_file<static_filter>(dir / "b.bloom"), format_error);
+}
+
+TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
+  const auto good8 = serialize(tiny_filter(fingerprint_width::bits8));
+  const auto good16 = serialize(tiny_filter(fingerprint_width::bits16));
+  const auto empty = serialize(static_filter());
+  const auto with = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
+    auto b = good;
+    detail::put(b.data() + offset, value);
+    reseal(b);
+    const std::string msg = format_error_of([&] { deserialize<static_filter>(b); });
+    // The mapped view validates the same way.
+    temp_dir dir;
+    write_bytes(dir / "v.static", b);
+    EXPECT_EQ(format_error_of([&] { map_file<static_filter>(dir / "v.static"); }).find(msg), 0u);
+    return msg;
+  };
+  const auto has = [](const std::string& msg, const std::string& needle) {
+    return msg.find(needle) != std::string::npos;
+  };
+  // Parameter block: 128 bits, 132 segment length, 136 segments, 144 slots, 152 seed,
+  // 160 key count, 168 target fpr.
+  EXPECT_TRUE(has(with(good8, 128, std::uint32_t{12}), "fingerprint bits must be 8 or 16, not 12"));
+  EXPECT_TRUE(has(with(good8, 128, std::uint32_t{16}), "target fpr"));  // 2^-8 is not a 16-bit rate
+  EXPECT_TRUE(has(with(good16, 128, std::uint32_t{8}), "target fpr"));
+  EXPECT_TRUE(has(with(good8, 132, std::uint32_t{24}), "segment length 24 is not a power of two"));
+  EXPECT_TRUE(has(with(good8, 132, std::uint32_t{1} << 19), "is not a power of two in [1, 2^18]"));
+  EXPECT_TRUE(has(with(good8, 132, std::uint32_t{0}), "segment length 0"));
+  EXPECT_TRUE(has(with(good8, 136, std::uint64_t{0}), "segment count out of range"));
+  EXPECT_TRUE(has(with(good8, 136, std::uint64_t{1} << 50), "segment count out of range"));
+  EXPECT_TRUE(has(with(good8, 136, std::uint64_t{2}), "is not (segment count 2 + 2)"));
+  EXPECT_TRUE(has(with(good8, 144, std::uint64_t{47}), "array length 47"));
+  EXPECT_TRUE(has(with(good8, 160, std::uint64_t{0}), "key count 0 does not fit"));
+  EXPECT_TRUE(has(with(good8, 160, std::uint64_t{49}), "key count 49 does not fit 48 slots"));
+  EXPECT_TRUE(has(with(good8, 64, std::uint64_t{9}), "element count 9 is below"));
+  EXPECT_TRUE(has(with(good8, 168, 1.0), "target fpr 1 does not match 8-bit"));
+  EXPECT_TRUE(has(with(good8, 168, 0.001), "target fpr"));
+  EXPECT_TRUE(has(with(good16, 168, 0.01), "target fpr 0.01 does not match 16-bit"));
+  EXPECT_TRUE(has(with(good16, 168, 1e-6), "target fpr"));
+  EXPECT_TRUE(has(with(good8, 168, std::nan("")), "target fpr"));
+  // Padding after the 48 fingerprint bytes (16-bit: 96) must be zero.
+  EXPECT_TRUE(has(with(good8, 192 + 48, std::uint8_t{1}), "padding bytes"));
+  EXPECT_TRUE(has(with(good8, 192 + 63, std::uint8_t{0x80}), "padding bytes"));
+  EXPECT_TRUE(has(with(good16, 192 + 96, std::uint8_t{1}), "padding bytes"));
+  EXPECT_EQ(with(good8, 192 + 47, std::uint8_t{0x5a}), "no format_error");  // a slot: any value
+  // The payload must be exactly the slots rounded up to 64 bytes: claim a second segment count
+  // whose array is larger than the payload.
+  {
+    auto b = good8;
+    detail::put(b.data() + 136, std::uint64_t{3});
+    detail::put(b.data() + 144, std::uint64_t{80});
+    reseal(b);
+    EXPECT_TRUE(has(format_error_of([&] { deserialize<static_filter>(b); }), "payload has 64"));
+  }
+  // The empty filter: all-zero layout and key count.
+  EXPECT_EQ(format_error_of([&] { deserialize<static_filter>(empty); }), "no format_error");
+  EXPECT_TRUE(has(with(empty, 160, std::uint64_t{1}), "an empty static filter"));
+  EXPECT_TRUE(has(with(empty, 132, std::uint32_t{4}), "an empty static filter"));
+  EXPECT_TRUE(has(with(empty, 136, std::uint64_t{1}), "an empty static filter"));
+  // A short parameter block (params size 40): the layout no longer adds up, or reads run short.
+  {
+    auto b = good8;
+    detail::put(b.data() + detail::offs::params_size, std::uint32_t{40});
+    reseal(b);
+    EXPECT_THROW(deserialize<static_filter>(b), format_error);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property: random key sets (strings and integers, with duplicates, 0..2000 keys) have no false
+// negatives after build, after save/load, and through map_file.
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+template <class Key>
+void check_no_false_negatives(const std::vector<Key>& keys, bool keyed, bool wide) {
+  const hasher h = keyed ? hasher(random_key()) : hasher(*rc::gen::arbitrary<std::uint64_t>());
+  const auto f = wide ? static_filter::build(keys, fingerprint_width::bits16, h)
+                      : static_filter::build(keys, 0.01, h);
+  RC_ASSERT(f.inserted() == keys.size());
+  RC_ASSERT(f.key_count() <= keys.size());
+  RC_ASSERT(f.key_count() >= std::min<std::size_t>(keys.size(), 1));
+  for (const auto& k : keys) RC_ASSERT(f.may_contain(k));
+  test::temp_dir dir;
+  save(f, dir / "p.static");
+  const auto loaded = load<static_filter>(dir / "p.static");
+  const auto mapped = map_file<static_filter>(dir / "p.static");
+  RC_ASSERT(loaded == f);
+  for (const auto& k : keys) {
+    RC_ASSERT(loaded.may_contain(k));
+    RC_ASSERT(mapped->may_contain(k));
+  }
+  std::vector<bool> out(keys.size());
+  RC_ASSERT(mapped->may_contain_many(keys, out) == keys.size());
+}
+
+// n keys from `gen`, then copies of random ones among them appended and everything shuffled.
+template <class Key>
+std::vector<Key> keys_with_duplicates(rc::Gen<Key> gen) {
+  const auto n = *rc::gen::inRange<std::size_t>(0, 2001);
+  auto keys = *rc::gen::container<std::vector<Key>>(n, std::move(gen));
+  if (n != 0) {
+    const auto picks =
+        *rc::gen::container<std::vector<std::size_t>>(rc::gen::inRange<std::size_t>(0, n));
+    for (const std::size_t i : picks) keys.push_back(keys[i]);
+  }
+  std::shuffle(keys.begin(), keys.end(), std::mt19937_64(*rc::gen::arbitrary<std::uint64_t>()));
+  return keys;
+}
+
+}  // namespace
+
+RC_GTEST_PROP(StaticFilterProperties, NoFalseNegativesForIntegerKeys, ()) {
+  // Narrow ranges make duplicates common on their own, besides the appended copies.
+  const auto narrow = *rc::gen::arbitrary<bool>();
+  const auto keys = keys_with_duplicates<std::int64_t>(
+      narrow ? rc::gen::inRange<std::int64_t>(-500, 500) : rc::gen::arbitrary<std::int64_t>());
+  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>());
+}
+
+RC_GTEST_PROP(StaticFilterProperties, NoFalseNegativesForStringKeys, ()) {
+  const auto keys = keys_with_duplicates<std::string>(rc::gen::string<std::string>());
+  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>());
+}
