@@ -11,9 +11,14 @@
 
 using namespace bloomery;
 
-TEST(Concurrency, ParallelInsertsLoseNoKey) {
+template <class F>
+class Concurrency : public ::testing::Test {};
+using concurrent_filters = ::testing::Types<bloom_filter, blocked_bloom_filter>;
+TYPED_TEST_SUITE(Concurrency, concurrent_filters);
+
+TYPED_TEST(Concurrency, ParallelInsertsLoseNoKey) {
   constexpr std::size_t threads = 4, per_thread = 20'000;
-  bloom_filter f({.capacity = threads * per_thread, .fpr = 0.01});
+  TypeParam f({.capacity = threads * per_thread, .fpr = 0.01});
   std::vector<std::vector<std::uint64_t>> keys;
   for (std::size_t t = 0; t < threads; ++t) keys.push_back(test::present_keys(per_thread, 100 + t));
 
@@ -43,7 +48,7 @@ TEST(Concurrency, ParallelInsertsLoseNoKey) {
 
   EXPECT_EQ(f.inserted(), threads * per_thread);
   // Bit-identical to a single-threaded build: OR is order-independent.
-  bloom_filter serial({.capacity = threads * per_thread, .fpr = 0.01});
+  TypeParam serial({.capacity = threads * per_thread, .fpr = 0.01});
   for (const auto& ks : keys)
     for (auto k : ks) serial.insert(k);
   EXPECT_EQ(f, serial);
