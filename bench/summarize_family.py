@@ -2,12 +2,15 @@
 """Turns bloomery-bench-family JSON output into the markdown tables of BENCHMARKS.md.
 
 usage: summarize_family.py RESULT.json [MORE.json ...]
+       summarize_family.py --per-run RESULT.json [MORE.json ...]
 
-Uses the median aggregate of each benchmark when repetitions were run, else its single run.
-Times are CPU ns per key (the `per_key` counter). The blocked-filter targets are ratios of
-medians from the same run.
+Times are CPU ns per key (the `per_key` counter): the median over a benchmark's repetitions, pooled
+over every file given that holds it (give several runs to pool them). The blocked-filter targets are
+ratios of those medians. --per-run prints one line per file instead: the target ratios of that run
+alone, and their median over the runs.
 """
 import json
+import statistics
 import sys
 
 FILTERS = ["bloom", "blocked", "blocked-portable", "counting", "cuckoo", "scalable", "static8",
@@ -29,28 +32,33 @@ SIZES = [1_000_000, 10_000_000, 100_000_000]
 
 
 def load(paths):
-    rows, context = {}, {}
+    """Rows by benchmark name. When several files hold the same benchmark (repeated runs), their
+    repetitions are pooled: per_key is the median over all of them and cv their spread."""
+    reps, singles, context = {}, {}, {}
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
-        context.update(doc.get("context", {}))
-        singles, medians, spread = {}, {}, {}
+        context.setdefault("files", []).append(doc.get("context", {}))
+        for k, v in doc.get("context", {}).items():
+            context.setdefault(k, v)
         for b in doc["benchmarks"]:
             name = b.get("run_name", b["name"])
             if b.get("error_occurred"):
                 print(f"warning: {name}: {b.get('error_message')}", file=sys.stderr)
                 continue
-            if b.get("run_type") == "aggregate":
-                if b.get("aggregate_name") == "median":
-                    medians[name] = b
-                elif b.get("aggregate_name") == "cv":
-                    spread[name] = b
-            else:
-                singles.setdefault(name, b)
-        for name, b in singles.items():
-            rows[name] = dict(medians.get(name, b))
-            if name in spread:
-                rows[name]["cv"] = spread[name].get("per_key")
+            if b.get("run_type", "iteration") != "iteration":
+                continue
+            singles.setdefault(name, b)
+            reps.setdefault(name, []).append(b["per_key"])
+    rows = {}
+    for name, b in singles.items():
+        row = dict(b)
+        values = reps[name]
+        row["per_key"] = statistics.median(values)
+        row["reps"] = len(values)
+        if len(values) > 1:
+            row["cv"] = statistics.stdev(values) / statistics.mean(values)
+        rows[name] = row
     return rows, context
 
 
@@ -76,10 +84,13 @@ def main(paths):
     rows, ctx = load(paths)
     get = lambda op, f, n: rows.get(f"{op}/{f}/{n}")
     out = []
+    loads = ", ".join(f"{c['load_avg'][0]:.2f}" if c.get("load_avg") else "?"
+                      for c in ctx.get("files", []))
     out.append(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at "
-               f"{ctx.get('mhz_per_cpu', '?')} MHz, load average at start "
-               f"{ctx.get('load_avg', '?')}; AVX2 {'yes' if ctx.get('bloomery.avx2') == '1' else 'no'}; "
-               f"filters built: {ctx.get('bloomery.family', '?')}")
+               f"{ctx.get('mhz_per_cpu', '?')} MHz; {len(ctx.get('files', []))} run(s), 1-minute "
+               f"load average at start: {loads}; AVX2 "
+               f"{'yes' if ctx.get('bloomery.avx2') == '1' else 'no'}; filters built: "
+               f"{ctx.get('bloomery.family', '?')}")
     out.append("")
 
     for n in SIZES:
@@ -112,6 +123,10 @@ def main(paths):
         out.append(f"### Blocked-filter targets, {size_name(n)} keys, 10 bits/key, absent keys"
                    + (" (the targets are set at 10^7)" if n != 10_000_000 else ""))
         out.append("")
+        if len(ctx.get("files", [])) > 1:
+            out.append(f"(Medians pooled over {len(ctx['files'])} runs; the targets are judged on "
+                       "ratios from one run: see `--per-run`.)")
+            out.append("")
         out.append("| target | numerator (ns) | blocked-10b (ns) | ratio | result |")
         out.append("|---|---:|---:|---:|---|")
 
@@ -135,7 +150,39 @@ def main(paths):
     print("\n".join(out))
 
 
+def per_run(paths):
+    n = 10_000_000
+    out = ["| run | load at start | LevelDB | classic batched | blocked single | blocked batched | "
+           "LevelDB / blocked single (≥ 2.5x) | LevelDB / blocked batched (≥ 10x) | "
+           "classic / blocked batched (≥ 2x) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    ratios = [[], [], []]
+    for path in paths:
+        rows, ctx = load([path])
+        get = lambda op, f: ns(rows.get(f"{op}/{f}/{n}"))
+        ld, cm = get("absent", "leveldb"), get("absent_many", "bloom-10b")
+        b1, bm = get("absent", "blocked-10b"), get("absent_many", "blocked-10b")
+        if None in (ld, cm, b1, bm):
+            continue
+        rs = [ld / b1, ld / bm, cm / bm]
+        for i, r in enumerate(rs):
+            ratios[i].append(r)
+        load_avg = ctx.get("load_avg") or ["?"]
+        stamp = path.rsplit("/", 1)[-1].replace("-main.json", "").replace("family-", "")
+        out.append(f"| {stamp} | {load_avg[0]:.2f} | {ld:.1f} | {cm:.1f} | {b1:.1f} | {bm:.1f} | "
+                   + " | ".join(f"{r:.2f}x" for r in rs) + " |")
+    if ratios[0]:
+        med = [statistics.median(r) for r in ratios]
+        met = [sum(x >= need for x in r) for r, need in zip(ratios, (2.5, 10, 2))]
+        out.append(f"| **median of {len(ratios[0])} runs** | | | | | | "
+                   + " | ".join(f"**{m:.2f}x** (met in {k})" for m, k in zip(med, met)) + " |")
+    print("\n".join(out))
+
+
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    main(sys.argv[1:])
+    if sys.argv[1] == "--per-run":
+        per_run(sys.argv[2:])
+    else:
+        main(sys.argv[1:])

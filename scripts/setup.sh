@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang-format   # toolchain and formatter
   libxxhash-dev                      # hashing (the library's only dependency)
+  libcli11-dev                       # the command-line tool
   googletest libgtest-dev librapidcheck-dev   # tests
   libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers
 )
