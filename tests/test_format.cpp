@@ -26,12 +26,7 @@ void write_bytes(const std::filesystem::path& p, std::span<const std::byte> byte
 }
 
 std::string format_error_of(auto&& fn) {
-  try {
-    fn();
-  } catch (const format_error& e) {
-    return e.what();
-  }
-  return "no format_error";
+  return test::message_of<format_error>(fn);
 }
 
 }  // namespace

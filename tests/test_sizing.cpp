@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+
 #include <bloomery/sizing.hpp>
+#include "test_support.hpp"
 
 #include <cmath>
 #include <limits>
@@ -46,12 +48,7 @@ TEST(Sizing, FillEstimates) {
 }
 
 void expect_invalid(auto&& fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected std::invalid_argument mentioning '" << needle << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
+  test::expect_throw_with<std::invalid_argument>(fn, needle);
 }
 
 TEST(Sizing, InvalidParametersSayWhatAndWhy) {

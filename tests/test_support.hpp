@@ -1,10 +1,12 @@
 // Shared helpers for the tests: deterministic key streams and a temporary directory.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,25 @@ inline double fpr_tolerance(double p, std::uint64_t probes, std::uint64_t m, std
   const double sd_model = p * k * sd_fill / fill;
   const double sd_sampling = std::sqrt(p * (1 - p) / static_cast<double>(probes));
   return 5 * std::sqrt(sd_model * sd_model + sd_sampling * sd_sampling);
+}
+
+// The message of the exception E that fn throws, or "no exception" (so a check on the message
+// fails readably when nothing was thrown).
+template <class E, class Fn>
+std::string message_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+// Expects fn to throw E with a message that contains needle.
+template <class E, class Fn>
+void expect_throw_with(Fn&& fn, const std::string& needle) {
+  const std::string msg = message_of<E>(fn);
+  EXPECT_NE(msg.find(needle), std::string::npos) << "expected '" << needle << "' in: " << msg;
 }
 
 // A fresh directory under the system temp dir, removed with its contents at scope exit.
