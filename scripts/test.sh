@@ -13,23 +13,24 @@ stage() { printf '\n==== %s ====\n' "$*"; }
 
 stage "Release build: all tests"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMERY_BUILD_TESTS=ON -DBLOOMERY_BUILD_EXAMPLES=ON \
+  -DBLOOMERY_BUILD_TOOLS=ON \
   -DBLOOMERY_BUILD_BENCHMARKS=ON -DBLOOMERY_TEST_LABELS= >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
 if [ "${BLOOMERY_SKIP_SANITIZERS:-0}" = 1 ]; then exit 0; fi
 
-stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit tests"
+stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency and CLI tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_TEST_LABELS="unit;concurrency" >/dev/null
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_TEST_LABELS="unit;concurrency;cli" >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency"
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli"
 
 stage "ThreadSanitizer: concurrency tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_BUILD_TOOLS=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
 cmake --build build-tsan -j"$jobs"
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure -L concurrency

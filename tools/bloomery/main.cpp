@@ -1,0 +1,905 @@
+// bloomery: the command-line tool (docs/cli.md). A thin layer over the library: sizing, hashing,
+// the filters and their file format all come from include/bloomery; this file parses arguments,
+// reads keys and prints results.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <bloomery/bloomery.hpp>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "keys.hpp"
+
+namespace bloomery_cli {
+namespace {
+
+using any_filter = std::variant<bloomery::bloom_filter, bloomery::blocked_bloom_filter,
+                                bloomery::counting_bloom_filter, bloomery::cuckoo_filter,
+                                bloomery::scalable_bloom_filter, bloomery::static_filter>;
+
+// The library's messages start with "bloomery: "; the tool adds its own prefix.
+std::string strip(std::string_view what) {
+  constexpr std::string_view prefix = "bloomery: ";
+  if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  std::string s(what);
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+const char* kind_name(const any_filter& f) {
+  return std::visit([](const auto& x) { return bloomery::to_string(x.kind); }, f);
+}
+
+any_filter load_any(const std::string& path) {
+  std::vector<std::byte> bytes;
+  try {
+    bytes = bloomery::detail::read_file(path);
+  } catch (const std::system_error& e) {
+    throw cli_error(quoted(path) + ": cannot read filter file: " + e.code().message());
+  }
+  try {
+    const bloomery::detail::parsed_file parsed = bloomery::detail::parse(bytes);
+    switch (parsed.kind) {
+      case bloomery::filter_kind::bloom:
+        return bloomery::deserialize<bloomery::bloom_filter>(bytes);
+      case bloomery::filter_kind::blocked_bloom:
+        return bloomery::deserialize<bloomery::blocked_bloom_filter>(bytes);
+      case bloomery::filter_kind::counting_bloom:
+        return bloomery::deserialize<bloomery::counting_bloom_filter>(bytes);
+      case bloomery::filter_kind::cuckoo:
+        return bloomery::deserialize<bloomery::cuckoo_filter>(bytes);
+      case bloomery::filter_kind::scalable_bloom:
+        return bloomery::deserialize<bloomery::scalable_bloom_filter>(bytes);
+      case bloomery::filter_kind::static_filter:
+        return bloomery::deserialize<bloomery::static_filter>(bytes);
+    }
+    throw cli_error("unknown filter kind");
+  } catch (const std::exception& e) {
+    throw cli_error(quoted(path) + ": " + strip(e.what()));
+  }
+}
+
+void save_any(const any_filter& f, const std::string& path) {
+  try {
+    std::visit([&](const auto& x) { bloomery::save(x, path); }, f);
+  } catch (const std::system_error& e) {
+    throw cli_error(strip(e.what()));
+  }
+}
+
+// --seed: a number (decimal or 0x hex) for a seeded filter, or "random" for a keyed one.
+bloomery::hasher parse_seed(const std::string& s) {
+  if (s.empty()) return {};
+  if (s == "random") return bloomery::hasher(bloomery::random_key());
+  try {
+    std::size_t used = 0;
+    const unsigned long long v = std::stoull(s, &used, 0);
+    if (used == s.size() && s[0] != '-') return bloomery::hasher(static_cast<std::uint64_t>(v));
+  } catch (const std::exception&) {
+  }
+  throw cli_error("--seed: '" + s + "' is not an unsigned 64-bit number or 'random'");
+}
+
+void check_target(std::optional<std::uint64_t> n, double p) {
+  if (n) bloomery::detail::check_capacity(*n, "-n");
+  bloomery::detail::check_fpr(p, "-p");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output helpers
+// ---------------------------------------------------------------------------------------------
+
+std::string fmt_real(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// One name/value pair of `info` and friends, as JSON and as text.
+struct field {
+  std::string name;
+  std::string json;
+  std::string text;
+};
+
+field num(std::string name, std::uint64_t v) {
+  return {std::move(name), std::to_string(v), std::to_string(v)};
+}
+field real(std::string name, double v) {
+  const std::string s = fmt_real(v);
+  return {std::move(name), std::isfinite(v) ? s : "null", s};
+}
+field str(std::string name, const std::string& v) {
+  return {std::move(name), json_string(v), v};
+}
+field boolean(std::string name, bool v) {
+  return {std::move(name), v ? "true" : "false", v ? "yes" : "no"};
+}
+field null(std::string name, std::string text) {
+  return {std::move(name), "null", std::move(text)};
+}
+
+void print_fields(const std::vector<field>& fields, bool json) {
+  if (json) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      out += (i ? ", " : "") + json_string(fields[i].name) + ": " + fields[i].json;
+    }
+    std::printf("%s}\n", out.c_str());
+    return;
+  }
+  std::size_t width = 0;
+  for (const auto& f : fields) width = std::max(width, f.name.size());
+  for (const auto& f : fields) {
+    std::printf("%-*s  %s\n", static_cast<int>(width + 1), (f.name + ":").c_str(), f.text.c_str());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------------------------
+
+struct input_args {
+  std::vector<std::string> files;
+  std::uint32_t field = 0;
+  std::string delimiter = "\t";
+  bool quiet = false;
+
+  key_options options() const {
+    if (delimiter.size() != 1) {
+      throw cli_error("--delimiter: '" + delimiter + "' must be exactly one character");
+    }
+    return {field, delimiter[0]};
+  }
+};
+
+void add_input_options(CLI::App* cmd, input_args& in) {
+  cmd->add_option("--field", in.field, "take column N (1-based) of each line as the key")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--delimiter", in.delimiter, "column delimiter for --field (default: tab)");
+  cmd->add_flag("-q,--quiet", in.quiet, "no progress or summary on standard error");
+}
+
+struct build_args {
+  std::optional<std::uint64_t> n;
+  double p = 0;
+  std::string kind = "bloom";
+  std::string seed;
+  std::string out;
+  input_args in;
+};
+
+// Inserts every key into `f`; `insert_one` returns false when the filter refuses a key.
+template <class F, class Insert>
+std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, Insert insert_one) {
+  std::uint64_t count = 0;
+  read_keys(in.files, in.options(), [&](std::span<const std::string_view> keys) {
+    for (const std::string_view k : keys) {
+      if (!insert_one(f, k)) {
+        throw cli_error(quoted(file) + ": the " + std::string(bloomery::to_string(F::kind)) +
+                        " filter is full after " + std::to_string(count) + " keys (capacity " +
+                        std::to_string(f.capacity()) + "); build it with a larger -n");
+      }
+      ++count;
+    }
+  });
+  return count;
+}
+
+template <class F>
+std::uint64_t insert_all(F& f, const input_args& in, const std::string& file) {
+  return insert_keys(f, in, file, [](F& x, std::string_view k) {
+    if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
+      return x.insert(k);
+    } else {
+      x.insert(k);  // scalable: false means "already present", which is fine
+      return true;
+    }
+  });
+}
+
+int cmd_build(const build_args& a) {
+  const bool is_static = a.kind == "static";
+  if (!a.n && !is_static) throw cli_error("-n: the key capacity is required for --kind " + a.kind);
+  check_target(a.n, a.p);
+  bloomery::hasher h = parse_seed(a.seed);
+  const bloomery::target t{a.n.value_or(1), a.p};
+  std::uint64_t keys = 0;
+  std::optional<any_filter> f;
+  if (is_static) {
+    std::vector<std::string> all;
+    read_keys(a.in.files, a.in.options(), [&](std::span<const std::string_view> batch) {
+      for (const std::string_view k : batch) all.emplace_back(k);
+    });
+    keys = all.size();
+    f.emplace(bloomery::static_filter::build(all, a.p, std::move(h)));
+  } else {
+    const auto build = [&]<class F>(F filter) {
+      keys = insert_all(filter, a.in, a.out);
+      f.emplace(std::move(filter));
+    };
+    if (a.kind == "bloom") build(bloomery::bloom_filter(t, h));
+    if (a.kind == "blocked") build(bloomery::blocked_bloom_filter(t, h));
+    if (a.kind == "counting") build(bloomery::counting_bloom_filter(t, h));
+    if (a.kind == "cuckoo") build(bloomery::cuckoo_filter(t, h));
+    if (a.kind == "scalable") build(bloomery::scalable_bloom_filter(t, h));
+  }
+  if (!f) throw cli_error("--kind: unknown kind '" + a.kind + "'");
+  save_any(*f, a.out);
+  if (!a.in.quiet) {
+    const auto bytes = std::visit([](const auto& x) { return x.size_in_bytes(); }, *f);
+    std::fprintf(stderr, "bloomery: wrote %s: %s filter, %llu keys, %llu bytes\n",
+                 quoted(a.out).c_str(), a.kind.c_str(), static_cast<unsigned long long>(keys),
+                 static_cast<unsigned long long>(bytes));
+  }
+  return 0;
+}
+
+struct filter_args {
+  std::string file;
+  input_args in;
+};
+
+int cmd_add(const filter_args& a) {
+  any_filter f = load_any(a.file);
+  std::uint64_t keys = 0;
+  std::visit(
+      [&]<class F>(F& x) {
+        if constexpr (std::same_as<F, bloomery::static_filter>) {
+          throw cli_error(quoted(a.file) +
+                          ": a static filter takes no inserts; rebuild it with "
+                          "'bloomery build --kind static'");
+        } else {
+          keys = insert_all(x, a.in, a.file);
+        }
+      },
+      f);
+  save_any(f, a.file);
+  if (!a.in.quiet) {
+    std::fprintf(stderr, "bloomery: added %llu keys to %s\n", static_cast<unsigned long long>(keys),
+                 quoted(a.file).c_str());
+  }
+  return 0;
+}
+
+int cmd_remove(const filter_args& a) {
+  any_filter f = load_any(a.file);
+  std::uint64_t removed = 0, absent = 0;
+  std::visit(
+      [&]<class F>(F& x) {
+        if constexpr (std::same_as<F, bloomery::counting_bloom_filter> ||
+                      std::same_as<F, bloomery::cuckoo_filter>) {
+          read_keys(a.in.files, a.in.options(), [&](std::span<const std::string_view> keys) {
+            for (const std::string_view k : keys) {
+              bool ok;
+              if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
+                ok = x.remove(k);
+              } else {
+                ok = x.remove(k) == bloomery::counting_bloom_filter::remove_result::removed;
+              }
+              ++(ok ? removed : absent);
+            }
+          });
+        } else {
+          throw cli_error(quoted(a.file) + ": a " + std::string(bloomery::to_string(F::kind)) +
+                          " filter cannot remove keys; only counting and cuckoo filters can");
+        }
+      },
+      f);
+  save_any(f, a.file);
+  if (absent != 0) {
+    std::fprintf(stderr,
+                 "bloomery: warning: %llu key(s) were definitely absent from %s and left as they "
+                 "were\n",
+                 static_cast<unsigned long long>(absent), quoted(a.file).c_str());
+  }
+  if (!a.in.quiet) {
+    std::fprintf(stderr, "bloomery: removed %llu keys from %s\n",
+                 static_cast<unsigned long long>(removed), quoted(a.file).c_str());
+  }
+  return 0;
+}
+
+struct query_args {
+  filter_args f;
+  bool invert = false;
+  bool count = false;
+};
+
+int cmd_query(const query_args& a) {
+  const any_filter f = load_any(a.f.file);
+  std::uint64_t printed = 0;
+  std::string out;
+  std::vector<unsigned char> hits;
+  const auto flush = [&] {
+    if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
+      throw cli_error("cannot write to standard output");
+    }
+    out.clear();
+  };
+  read_keys(a.f.in.files, a.f.in.options(), [&](std::span<const std::string_view> keys) {
+    hits.resize(keys.size());
+    std::visit([&](const auto& x) { x.may_contain_many(keys, hits); }, f);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if ((hits[i] != 0) == a.invert) continue;
+      ++printed;
+      if (!a.count) {
+        out.append(keys[i]);
+        out.push_back('\n');
+      }
+    }
+    if (out.size() > (std::size_t{1} << 20)) flush();
+  });
+  flush();
+  if (a.count) std::printf("%llu\n", static_cast<unsigned long long>(printed));
+  return printed > 0 ? 0 : 1;
+}
+
+// `bits` and the fill of a scalable filter: the sums over its sub-filters.
+std::pair<std::uint64_t, std::uint64_t> scalable_bits(const bloomery::scalable_bloom_filter& s) {
+  std::uint64_t bits = 0, set = 0;
+  for (std::size_t i = 0; i < s.sub_filter_count(); ++i) {
+    bits += s.sub_filter(i).bit_count();
+    set += s.sub_filter(i).set_bit_count();
+  }
+  return {bits, set};
+}
+
+int cmd_info(const std::string& file, bool json) {
+  const any_filter f = load_any(file);
+  std::vector<field> out;
+  bool over = false;
+  std::visit(
+      [&]<class F>(const F& x) {
+        using namespace bloomery;
+        out.push_back(str("kind", to_string(F::kind)));
+        std::uint64_t bits = 0;
+        std::optional<std::uint32_t> hashes;
+        std::optional<double> fill;
+        std::vector<field> extra;
+        if constexpr (std::same_as<F, bloom_filter> || std::same_as<F, blocked_bloom_filter>) {
+          bits = x.bit_count();
+          hashes = x.hash_count();
+          fill = x.fill_ratio();
+          extra.push_back(num("set_bits", x.set_bit_count()));
+          over = x.is_over_capacity();
+        } else if constexpr (std::same_as<F, counting_bloom_filter>) {
+          bits = x.counter_count() * x.counter_bits();
+          hashes = x.hash_count();
+          fill = x.fill_ratio();
+          extra.push_back(num("counters", x.counter_count()));
+          extra.push_back(num("counter_bits", x.counter_bits()));
+          extra.push_back(num("saturated_counters", x.saturated_count()));
+          over = x.is_over_capacity();
+        } else if constexpr (std::same_as<F, cuckoo_filter>) {
+          bits = x.slot_count() * x.fingerprint_bits();
+          fill = x.load_factor();
+          extra.push_back(num("fingerprint_bits", x.fingerprint_bits()));
+          extra.push_back(num("buckets", x.bucket_count()));
+          extra.push_back(num("slots", x.slot_count()));
+          extra.push_back(num("removed", x.removed()));
+          extra.push_back(boolean("full", x.is_full()));
+          over = x.is_full() || x.approximate_count() > x.capacity();
+        } else if constexpr (std::same_as<F, scalable_bloom_filter>) {
+          const auto [b, set] = scalable_bits(x);
+          bits = b;
+          hashes = x.sub_filter(0).hash_count();
+          fill = static_cast<double>(set) / static_cast<double>(b);
+          extra.push_back(num("sub_filters", x.sub_filter_count()));
+          extra.push_back(num("current_capacity", x.current_capacity()));
+          extra.push_back(real("growth", x.options().growth));
+          extra.push_back(real("tightening", x.options().tightening));
+        } else {
+          bits = x.array_length() * x.fingerprint_bits();
+          extra.push_back(num("fingerprint_bits", x.fingerprint_bits()));
+          extra.push_back(num("segment_length", x.segment_length()));
+          extra.push_back(num("segment_count", x.segment_count()));
+          extra.push_back(num("array_length", x.array_length()));
+        }
+        out.push_back(num("bits", bits));
+        out.push_back(hashes ? num("hashes", *hashes) : null("hashes", "- (fingerprint filter)"));
+        const hasher& h = x.hash();
+        out.push_back(h.keyed() ? null("seed", "- (keyed with a secret key)")
+                                : num("seed", h.seed()));
+        out.push_back(str("hash", to_string(h.algorithm())));
+        out.push_back(num("size_in_bytes", x.size_in_bytes()));
+        out.push_back(real("bits_per_key",
+                           8.0 * static_cast<double>(x.size_in_bytes()) /
+                               static_cast<double>(std::max<std::uint64_t>(1, x.capacity()))));
+        out.push_back(num("capacity", x.capacity()));
+        out.push_back(num("inserted", x.inserted()));
+        out.push_back(num("approximate_count", x.approximate_count()));
+        out.push_back(fill ? real("fill_ratio", *fill) : null("fill_ratio", "-"));
+        out.push_back(real("target_fpr", x.target_fpr()));
+        out.push_back(real("estimated_fpr", x.estimated_fpr()));
+        for (auto& e : extra) out.push_back(std::move(e));
+        if (over) {
+          std::fprintf(stderr,
+                       "bloomery: warning: %s holds about %llu keys, past its capacity of %llu; "
+                       "its false-positive rate (%s) is above the target (%s)\n",
+                       quoted(file).c_str(), static_cast<unsigned long long>(x.approximate_count()),
+                       static_cast<unsigned long long>(x.capacity()),
+                       fmt_real(x.estimated_fpr()).c_str(), fmt_real(x.target_fpr()).c_str());
+        }
+      },
+      f);
+  std::fflush(stderr);
+  print_fields(out, json);
+  return 0;
+}
+
+template <class F>
+concept can_union = requires(F a, const F& b) {
+  a |= b;
+};
+template <class F>
+concept can_intersect = requires(F a, const F& b) {
+  a &= b;
+};
+
+template <bool Intersect>
+int cmd_combine(const std::vector<std::string>& inputs, const std::string& out_file) {
+  const char* verb = Intersect ? "intersect" : "merge";
+  if (inputs.size() < 2) {
+    throw cli_error(std::string(verb) + ": needs at least two input filters, got " +
+                    std::to_string(inputs.size()));
+  }
+  any_filter acc = load_any(inputs[0]);
+  for (std::size_t i = 1; i < inputs.size(); ++i) {
+    const any_filter next = load_any(inputs[i]);
+    const std::string pair = quoted(inputs[0]) + " and " + quoted(inputs[i]);
+    if (acc.index() != next.index()) {
+      throw cli_error(std::string("cannot ") + verb + " " + pair + ": kinds differ (" +
+                      kind_name(acc) + " vs " + kind_name(next) + ")");
+    }
+    std::visit(
+        [&]<class F>(F& a) {
+          const F& b = std::get<F>(next);
+          if constexpr (Intersect ? can_intersect<F> : can_union<F>) {
+            const std::string why = a.incompatibility(b);
+            if (!why.empty()) {
+              throw cli_error(std::string("cannot ") + verb + " " + pair + ": " + why);
+            }
+            if constexpr (Intersect) {
+              a &= b;
+            } else {
+              a |= b;
+            }
+          } else {
+            throw cli_error(std::string("cannot ") + verb + " " + pair + ": " +
+                            bloomery::to_string(F::kind) + " filters do not support it; " +
+                            (Intersect ? "intersect works on bloom and blocked filters"
+                                       : "merge works on bloom, blocked, counting and scalable "
+                                         "filters"));
+          }
+        },
+        acc);
+  }
+  save_any(acc, out_file);
+  return 0;
+}
+
+// Every kind's plan for a target, in the README's order.
+struct plan_row {
+  const char* kind;
+  std::optional<bloomery::filter_plan> plan;
+  std::string why_not;
+};
+
+std::vector<plan_row> plans(bloomery::target t) {
+  std::vector<plan_row> rows;
+  const auto add = [&](const char* kind, auto&& plan_for) {
+    plan_row r{kind, std::nullopt, {}};
+    try {
+      r.plan = plan_for(t);
+    } catch (const std::exception& e) {
+      r.why_not = strip(e.what());
+    }
+    rows.push_back(std::move(r));
+  };
+  add("bloom", [](bloomery::target x) { return bloomery::bloom_filter::plan(x); });
+  add("blocked", [](bloomery::target x) { return bloomery::blocked_bloom_filter::plan(x); });
+  add("counting", [](bloomery::target x) { return bloomery::counting_bloom_filter::plan(x); });
+  add("cuckoo", [](bloomery::target x) { return bloomery::cuckoo_filter::plan(x); });
+  add("scalable", [](bloomery::target x) { return bloomery::scalable_bloom_filter::plan(x); });
+  add("static", [](bloomery::target x) { return bloomery::static_filter::plan(x); });
+  return rows;
+}
+
+std::string plan_json(const bloomery::filter_plan& p) {
+  return "\"bytes\": " + std::to_string(p.bytes) +
+         ", \"bits_per_key\": " + fmt_real(p.bits_per_key) +
+         ", \"expected_fpr\": " + fmt_real(p.expected_fpr) +
+         ", \"parameters\": " + json_string(p.parameters);
+}
+
+int cmd_size(std::uint64_t n, double p, bool json) {
+  check_target(n, p);
+  const auto rows = plans({n, p});
+  if (json) {
+    std::string out =
+        "{\"capacity\": " + std::to_string(n) + ", \"fpr\": " + fmt_real(p) + ", \"kinds\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      out +=
+          std::string(i ? ", " : "") + "{\"kind\": " + json_string(rows[i].kind) + ", " +
+          (rows[i].plan ? plan_json(*rows[i].plan) : "\"error\": " + json_string(rows[i].why_not)) +
+          "}";
+    }
+    std::printf("%s]}\n", out.c_str());
+    return 0;
+  }
+  std::printf("%llu keys at fpr %s\n", static_cast<unsigned long long>(n), fmt_real(p).c_str());
+  std::printf("%-9s %14s %9s %12s  %s\n", "kind", "bytes", "bits/key", "expected_fpr",
+              "parameters");
+  for (const auto& r : rows) {
+    if (r.plan) {
+      std::printf("%-9s %14llu %9.2f %12s  %s\n", r.kind,
+                  static_cast<unsigned long long>(r.plan->bytes), r.plan->bits_per_key,
+                  fmt_real(r.plan->expected_fpr).c_str(), r.plan->parameters.c_str());
+    } else {
+      std::printf("%-9s %14s %9s %12s  %s\n", r.kind, "-", "-", "-", r.why_not.c_str());
+    }
+  }
+  return 0;
+}
+
+struct advise_args {
+  std::uint64_t n = 0;
+  double p = 0;
+  bool deletes = false, static_set = false, grows = false, json = false;
+  double key_bytes = 16;
+};
+
+int cmd_advise(const advise_args& a) {
+  check_target(a.n, a.p);
+  const auto ranked = bloomery::advise({.capacity = a.n,
+                                        .fpr = a.p,
+                                        .deletes = a.deletes,
+                                        .static_set = a.static_set,
+                                        .grows = a.grows,
+                                        .key_bytes = a.key_bytes});
+  if (a.json) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      const auto& r = ranked[i];
+      out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i + 1) +
+             ", \"kind\": " + json_string(r.kind) +
+             ", \"suitable\": " + (r.suitable ? "true" : "false") + ", " + plan_json(r.plan) +
+             ", \"note\": " + json_string(strip(r.note)) + "}";
+    }
+    std::printf("%s]\n", out.c_str());
+    return 0;
+  }
+  std::printf("%-4s %-10s %-8s %14s %9s  %s\n", "rank", "kind", "suitable", "bytes", "bits/key",
+              "note");
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const auto& r = ranked[i];
+    std::printf("%-4zu %-10s %-8s %14llu %9.2f  %s\n", i + 1, r.kind.c_str(),
+                r.suitable ? "yes" : "no", static_cast<unsigned long long>(r.plan.bytes),
+                r.plan.bits_per_key, strip(r.note).c_str());
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// explain: the classic filter, step by step
+// ---------------------------------------------------------------------------------------------
+
+struct explain_args {
+  std::optional<std::uint64_t> m;
+  std::optional<std::uint32_t> k;
+  std::string seed;
+  std::vector<std::string> args;  // [FILE] KEY...
+  std::vector<std::string> queries;
+};
+
+// The k positions of a key, exactly as bloom_filter probes them.
+std::vector<std::uint64_t> positions_of(const bloomery::bloom_filter& f, std::string_view key) {
+  std::vector<std::uint64_t> pos;
+  bloomery::detail::for_each_position(bloomery::hash_key(f.hash(), key), f.bit_count(),
+                                      f.hash_count(), [&](std::uint64_t p) { pos.push_back(p); });
+  return pos;
+}
+
+bool bit_set(const bloomery::bloom_filter& f, std::uint64_t i) {
+  return ((f.words()[i / 64] >> (i % 64)) & 1) != 0;
+}
+
+std::string join(const std::vector<std::uint64_t>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s;
+}
+
+constexpr std::uint64_t explain_draw_limit = 256;  // bit arrays up to this size are drawn
+
+void draw_bits(const bloomery::bloom_filter& f) {
+  if (f.bit_count() > explain_draw_limit) return;
+  std::string line = "  bits: ";
+  for (std::uint64_t i = 0; i < f.bit_count(); ++i) line += bit_set(f, i) ? '1' : '0';
+  std::printf("%s\n", line.c_str());
+}
+
+int cmd_explain(const explain_args& a) {
+  std::vector<std::string> keys = a.args;
+  std::optional<bloomery::bloom_filter> f;
+  if (a.m || a.k) {
+    if (!a.m || !a.k) throw cli_error("explain: -m and -k go together");
+    bloomery::detail::check_bits(*a.m, "-m");
+    bloomery::detail::check_hashes(*a.k, "-k");
+    f.emplace(bloomery::bloom_parameters{*a.m, *a.k}, parse_seed(a.seed));
+    std::printf("An empty Bloom filter of m = %llu bits with k = %u hash functions.\n",
+                static_cast<unsigned long long>(*a.m), *a.k);
+  } else {
+    if (keys.empty()) throw cli_error("explain: give -m BITS -k HASHES or a filter FILE");
+    const std::string file = keys.front();
+    keys.erase(keys.begin());
+    any_filter loaded = load_any(file);
+    auto* bf = std::get_if<bloomery::bloom_filter>(&loaded);
+    if (bf == nullptr) {
+      throw cli_error(quoted(file) + ": explain works on bloom filters; this is a " +
+                      kind_name(loaded) + " filter");
+    }
+    if (!a.seed.empty()) throw cli_error("--seed: a filter file brings its own seed");
+    f.emplace(std::move(*bf));
+    std::printf("The Bloom filter %s: m = %llu bits, k = %u hash functions, %llu bits set.\n",
+                quoted(file).c_str(), static_cast<unsigned long long>(f->bit_count()),
+                f->hash_count(), static_cast<unsigned long long>(f->set_bit_count()));
+  }
+  draw_bits(*f);
+  // Which inserted keys set each bit, to explain the answers.
+  std::vector<std::pair<std::uint64_t, std::string>> setters;
+  for (const std::string& key : keys) {
+    const auto pos = positions_of(*f, key);
+    f->insert(key);
+    std::printf("\ninsert %s: its %u hashes give bits %s; set them to 1.\n", quoted(key).c_str(),
+                f->hash_count(), join(pos).c_str());
+    for (const auto p : pos) setters.emplace_back(p, key);
+    draw_bits(*f);
+  }
+  for (const std::string& key : a.queries) {
+    const auto pos = positions_of(*f, key);
+    std::printf("\nquery %s: bits %s\n", quoted(key).c_str(), join(pos).c_str());
+    std::vector<std::uint64_t> clear;
+    for (const auto p : pos) {
+      std::string by;
+      for (const auto& [sp, who] : setters) {
+        if (sp == p && by.find(quoted(who)) == std::string::npos)
+          by += (by.empty() ? "" : ", ") + quoted(who);
+      }
+      const bool set = bit_set(*f, p);
+      if (!set) clear.push_back(p);
+      std::printf("  bit %llu is %s%s\n", static_cast<unsigned long long>(p), set ? "1" : "0",
+                  set ? (by.empty() ? "" : (" (set by " + by + ")").c_str()) : "");
+    }
+    if (!clear.empty()) {
+      std::printf(
+          "  -> definitely not present: %s %s 0, and every inserted key sets all of "
+          "its bits.\n",
+          clear.size() == 1 ? "bit" : "bits",
+          (join(clear) + (clear.size() == 1 ? " is" : " are")).c_str());
+    } else {
+      std::printf(
+          "  -> possibly present: all %u bits are 1. They may have been set by other keys "
+          "(a false positive); the filter cannot tell.\n",
+          f->hash_count());
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument parsing
+// ---------------------------------------------------------------------------------------------
+
+constexpr const char* kinds_help = "bloom|blocked|counting|cuckoo|scalable|static";
+
+bool is_command(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->check_name(name)) return true;
+  }
+  return false;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"bloomery: build, query and inspect approximate membership filters"};
+  app.set_version_flag("--version", std::string("bloomery ") + bloomery::version_string);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  bloomery build -n 1000000 -p 0.01 -o urls.bloom urls.txt\n"
+      "  bloomery query urls.bloom candidates.txt\n"
+      "  bloomery info --json urls.bloom\n"
+      "  bloomery size -n 5000000 -p 0.01\n"
+      "Exit status: 0 success (query: a line was printed), 1 query printed nothing, 2 error.\n"
+      "Run 'bloomery COMMAND --help' for a command's options and examples.");
+
+  build_args build;
+  auto* c_build = app.add_subcommand("build", "build a filter from keys, one per line");
+  c_build->add_option("-n,--capacity", build.n, "keys the filter is sized for (static: optional)");
+  c_build->add_option("-p,--fpr", build.p, "target false-positive rate, in (0, 1)")->required();
+  c_build->add_option("--kind", build.kind, std::string("filter kind: ") + kinds_help)
+      ->check(CLI::IsMember({"bloom", "blocked", "counting", "cuckoo", "scalable", "static"}));
+  c_build->add_option("--seed", build.seed, "hash seed (number) or 'random' for a keyed filter");
+  c_build->add_option("-o,--output", build.out, "the filter file to write")->required();
+  c_build->add_option("keyfiles", build.in.files, "key files ('-' or none: standard input)");
+  add_input_options(c_build, build.in);
+  c_build->footer(
+      "Examples:\n"
+      "  bloomery build -n 1000000 -p 0.01 -o urls.bloom urls.txt\n"
+      "  cut -d, -f1 export.csv | bloomery build -n 5000000 -p 0.001 --kind blocked -o ids.bf -\n"
+      "  bloomery build -p 0.004 --kind static -o sstable.flt keys.txt\n"
+      "  bloomery build -n 10000 -p 0.01 --field 2 --delimiter , -o f.bf data.csv");
+
+  filter_args add;
+  auto* c_add = app.add_subcommand("add", "add keys to a filter file, in place and crash-safely");
+  c_add->add_option("file", add.file, "filter file")->required();
+  c_add->add_option("keyfiles", add.in.files, "key files ('-' or none: standard input)");
+  add_input_options(c_add, add.in);
+  c_add->footer(
+      "Examples:\n  bloomery add urls.bloom new-urls.txt\n  echo key | bloomery add f.bf");
+
+  filter_args rem;
+  auto* c_remove =
+      app.add_subcommand("remove", "remove keys from a counting or cuckoo filter file, in place");
+  c_remove->add_option("file", rem.file, "filter file")->required();
+  c_remove->add_option("keyfiles", rem.in.files, "key files ('-' or none: standard input)");
+  add_input_options(c_remove, rem.in);
+  c_remove->footer("Examples:\n  bloomery remove sessions.cbf expired.txt");
+
+  query_args query;
+  auto* c_query = app.add_subcommand(
+      "query", "print the keys that are possibly present (like grep; -v: definitely absent)");
+  c_query->add_option("file", query.f.file, "filter file")->required();
+  c_query->add_option("keyfiles", query.f.in.files, "key files ('-' or none: standard input)");
+  c_query->add_flag("-v,--invert-match", query.invert, "print the keys that are definitely absent");
+  c_query->add_flag("-c,--count", query.count, "print only the number of lines");
+  add_input_options(c_query, query.f.in);
+  c_query->footer(
+      "Exit status: 0 when a line was printed (or counted), 1 when none, 2 on error.\n"
+      "Examples:\n"
+      "  bloomery query urls.bloom candidates.txt\n"
+      "  bloomery query -v urls.bloom candidates.txt > certainly-new.txt\n"
+      "  echo example.com | bloomery query -c urls.bloom");
+
+  std::string info_file;
+  bool info_json = false;
+  auto* c_info = app.add_subcommand("info", "describe a filter file");
+  c_info->add_option("file", info_file, "filter file")->required();
+  c_info->add_flag("--json", info_json, "one JSON object on standard output");
+  c_info->footer("Examples:\n  bloomery info urls.bloom\n  bloomery info --json urls.bloom");
+
+  std::vector<std::string> merge_in, inter_in;
+  std::string merge_out, inter_out;
+  auto* c_merge = app.add_subcommand("merge", "union of compatible filters");
+  c_merge->add_option("-o,--output", merge_out, "the filter file to write")->required();
+  c_merge->add_option("inputs", merge_in, "two or more filter files")->required();
+  c_merge->footer("Examples:\n  bloomery merge -o all.bloom monday.bloom tuesday.bloom");
+  auto* c_inter = app.add_subcommand("intersect", "intersection of compatible filters");
+  c_inter->add_option("-o,--output", inter_out, "the filter file to write")->required();
+  c_inter->add_option("inputs", inter_in, "two or more filter files")->required();
+  c_inter->footer("Examples:\n  bloomery intersect -o both.bloom a.bloom b.bloom");
+
+  std::uint64_t size_n = 0;
+  double size_p = 0;
+  bool size_json = false;
+  auto* c_size = app.add_subcommand("size", "memory and parameters of every kind for n keys at p");
+  c_size->add_option("-n,--capacity", size_n, "keys")->required();
+  c_size->add_option("-p,--fpr", size_p, "target false-positive rate, in (0, 1)")->required();
+  c_size->add_flag("--json", size_json, "JSON output");
+  c_size->footer(
+      "Examples:\n  bloomery size -n 5000000 -p 0.01\n  bloomery size -n 1000000 -p 1e-4 --json");
+
+  advise_args adv;
+  auto* c_adv = app.add_subcommand("advise", "which filter kind to use, ranked by memory");
+  c_adv->add_option("-n,--capacity", adv.n, "keys")->required();
+  c_adv->add_option("-p,--fpr", adv.p, "target false-positive rate, in (0, 1)")->required();
+  c_adv->add_flag("--deletes", adv.deletes, "keys are removed as well as added");
+  c_adv->add_flag("--static", adv.static_set, "the key set is known once and never changes");
+  c_adv->add_flag("--grows", adv.grows, "the key count may exceed -n many times");
+  c_adv->add_option("--key-bytes", adv.key_bytes, "average key length (exact-set baseline)");
+  c_adv->add_flag("--json", adv.json, "JSON output");
+  c_adv->footer(
+      "Examples:\n  bloomery advise -n 1000000 -p 0.01 --deletes\n"
+      "  bloomery advise -n 10000000 -p 0.001 --static --key-bytes 40 --json");
+
+  explain_args ex;
+  auto* c_ex = app.add_subcommand(
+      "explain", "teaching mode: the bits each key sets and why a query says no or maybe");
+  c_ex->add_option("-m,--bits", ex.m, "bits of a new, empty Bloom filter");
+  c_ex->add_option("-k,--hashes", ex.k, "hash functions of that filter");
+  c_ex->add_option("--seed", ex.seed, "hash seed of the new filter (default: the library's)");
+  c_ex->add_option("args", ex.args,
+                   "[FILE] KEY...: keys to insert (into FILE's filter, in memory)");
+  c_ex->add_option("--query", ex.queries, "keys to query after the inserts");
+  c_ex->footer(
+      "Examples:\n"
+      "  bloomery explain -m 32 -k 3 example.com --query example.com nonexistent.com\n"
+      "  bloomery explain urls.bloom --query example.com");
+
+  // CLI11 would report an unknown command as "A subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {
+    throw cli_error(std::string("'") + argv[1] + "': unknown command; run 'bloomery --help'");
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    throw cli_error(strip(e.what()));
+  }
+
+  if (c_build->parsed()) return cmd_build(build);
+  if (c_add->parsed()) return cmd_add(add);
+  if (c_remove->parsed()) return cmd_remove(rem);
+  if (c_query->parsed()) return cmd_query(query);
+  if (c_info->parsed()) return cmd_info(info_file, info_json);
+  if (c_merge->parsed()) return cmd_combine<false>(merge_in, merge_out);
+  if (c_inter->parsed()) return cmd_combine<true>(inter_in, inter_out);
+  if (c_size->parsed()) return cmd_size(size_n, size_p, size_json);
+  if (c_adv->parsed()) return cmd_advise(adv);
+  if (c_ex->parsed()) return cmd_explain(ex);
+  throw cli_error("no command given; run 'bloomery --help'");
+}
+
+}  // namespace
+}  // namespace bloomery_cli
+
+int main(int argc, char** argv) {
+  try {
+    return bloomery_cli::run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "bloomery: error: %s\n", bloomery_cli::strip(e.what()).c_str());
+    return 2;
+  }
+}

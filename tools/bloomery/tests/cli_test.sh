@@ -1,0 +1,309 @@
+#!/usr/bin/env bash
+# Integration tests of the bloomery command-line tool: runs the built binary in a temporary
+# directory and checks exact outputs and exit statuses. Usage: cli_test.sh PATH/TO/bloomery
+set -u
+B=$(realpath "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 2
+failures=0
+n=0
+
+fail() {
+  echo "FAIL [$n]: $*" >&2
+  echo "  stdout: $(head -c 600 out)" >&2
+  echo "  stderr: $(head -c 600 err)" >&2
+  failures=$((failures + 1))
+}
+# run RC CMD...: runs the tool, stdout to ./out, stderr to ./err; checks the exit status.
+run() {
+  n=$((n + 1))
+  local want=$1
+  shift
+  "$B" "$@" >out 2>err
+  local rc=$?
+  [[ $rc == "$want" ]] || fail "bloomery $* exited $rc, expected $want"
+}
+# run_in RC INPUT CMD...: as run, with INPUT on standard input.
+run_in() {
+  n=$((n + 1))
+  local want=$1 input=$2
+  shift 2
+  printf '%b' "$input" | "$B" "$@" >out 2>err
+  local rc=$?
+  [[ $rc == "$want" ]] || fail "bloomery $* exited $rc, expected $want"
+}
+out_is() { [[ "$(cat out)" == "$1" ]] || fail "stdout is not '$1'"; }
+out_has() { grep -qF -- "$1" out || fail "stdout lacks '$1'"; }
+# err_is_one_line SUBSTRING: the error is exactly one line on stderr, and names SUBSTRING.
+err_line() {
+  [[ $(wc -l <err) == 1 ]] || fail "stderr is not exactly one line"
+  grep -qF -- "$1" err || fail "stderr lacks '$1'"
+}
+err_empty() { [[ ! -s err ]] || fail "stderr is not empty"; }
+json_ok() {
+  if command -v python3 >/dev/null; then
+    python3 -c 'import json,sys; json.load(open("out"))' 2>/dev/null || fail "stdout is not JSON"
+  fi
+}
+
+printf 'example.com\r\n\nalpha\nbeta\n' >keys.txt # CRLF line and an empty line
+printf 'example.com\nnonexistent.com\nalpha\nzzz-absent-1\n' >queries.txt
+
+# --- build and query: the three modes and their exit statuses -------------------------------
+run 0 build -n 1000 -p 0.001 -o f.bf keys.txt
+err_line "wrote 'f.bf': bloom filter, 3 keys"
+run 0 query f.bf queries.txt
+out_is $'example.com\nalpha'
+run 0 query -v f.bf queries.txt
+out_is $'nonexistent.com\nzzz-absent-1'
+run 0 query -c f.bf queries.txt
+out_is "2"
+run_in 1 'nonexistent.com\n' query f.bf -
+out_is ""
+run_in 1 'nonexistent.com\n' query -c f.bf
+out_is "0"
+run_in 1 'example.com\n' query -v f.bf
+out_is ""
+run_in 0 'alpha\r\n\n\nbeta' query f.bf # CRLF, empty lines, no final newline
+out_is $'alpha\nbeta'
+run_in 0 'example.com\n' query -q f.bf - queries.txt # stdin and a file, in order
+out_is $'example.com\nexample.com\nalpha'
+
+# keys are bytes: a non-UTF-8 key and a key with spaces
+printf 'caf\xe9\nwith space\n' >bytes.txt
+run 0 build -q -n 10 -p 0.001 -o bytes.bf bytes.txt
+err_empty
+run 0 query bytes.bf bytes.txt
+[[ "$(cat out)" == "$(cat bytes.txt)" ]] || fail "byte keys do not round-trip"
+
+# --field / --delimiter
+printf 'id,name\n1,alpha\n2,beta\n' >data.csv
+run 0 build -q -n 10 -p 0.001 --field 2 --delimiter , -o csv.bf data.csv
+run_in 0 'alpha\nid\n1\n' query csv.bf
+out_is "alpha"
+run 2 build -q -n 10 -p 0.001 --field 3 --delimiter , -o csv2.bf data.csv
+err_line "'data.csv' line 1: has 2 field(s), --field 3"
+
+# --- every kind builds, answers and describes itself -----------------------------------------
+for kind in bloom blocked counting cuckoo scalable static; do
+  run 0 build -q -n 1000 -p 0.001 --kind "$kind" -o "$kind.f" keys.txt
+  run 1 query -v "$kind.f" keys.txt
+  out_is "" # no false negatives
+  run 0 info --json "$kind.f"
+  json_ok
+  for key in '"kind": "'$kind'"' '"bits": ' '"hashes": ' '"seed": ' '"size_in_bytes": ' \
+    '"bits_per_key": ' '"capacity": ' '"inserted": 3' '"approximate_count": ' '"fill_ratio": ' \
+    '"target_fpr": ' '"estimated_fpr": '; do
+    out_has "$key"
+  done
+  err_empty
+done
+run 0 build -q -p 0.01 --kind static -o static2.f keys.txt # -n optional for static
+run 0 info static2.f
+out_has "capacity:           3"
+
+# --- info: text and JSON ----------------------------------------------------------------------
+run 0 info f.bf
+out_has "kind:               bloom"
+out_has "bits:               14378"
+out_has "hashes:             10"
+out_has "seed:               8751168546629708898"
+out_has "capacity:           1000"
+out_has "inserted:           3"
+out_has "target_fpr:         0.001"
+err_empty
+run 0 info --json f.bf
+json_ok
+out_has '"kind": "bloom", "bits": 14378, "hashes": 10, "seed": 8751168546629708898'
+# over capacity: a warning on stderr, never on stdout
+seq 1 200 >many.txt
+run 0 build -q -n 10 -p 0.01 -o over.bf many.txt
+run 0 info --json over.bf
+json_ok
+err_line "warning: 'over.bf' holds about"
+run 0 build -q -n 10 -p 0.01 --seed 42 -o seeded.bf keys.txt
+run 0 info seeded.bf
+out_has "seed:               42"
+run 0 build -q -n 10 -p 0.01 --seed random -o keyed.bf keys.txt
+run 0 info --json keyed.bf
+out_has '"seed": null, "hash": "xxh3-128-keyed"'
+run 0 query -c keyed.bf keys.txt
+out_is "3"
+
+# --- add (in place) ---------------------------------------------------------------------------
+printf 'gamma\n' >more.txt
+run 0 add f.bf more.txt
+err_line "added 1 keys to 'f.bf'"
+run 0 query f.bf more.txt
+out_is "gamma"
+run 0 info --json f.bf
+out_has '"inserted": 4'
+run 2 add static.f more.txt
+err_line "'static.f': a static filter takes no inserts"
+# a cuckoo filter that fills up: error, and the file is left as it was
+run 0 build -q -n 4 -p 0.01 --kind cuckoo -o small.cf keys.txt
+cp small.cf small.before
+seq 1 5000 >lots.txt
+run 2 add small.cf lots.txt
+err_line "'small.cf': the cuckoo filter is full after"
+cmp -s small.cf small.before || fail "a failed add changed the file"
+
+# --- remove -----------------------------------------------------------------------------------
+for kind in counting cuckoo; do
+  run_in 0 'alpha\n' remove -q "$kind.f"
+  err_empty
+  run_in 1 'alpha\n' query "$kind.f"
+  run_in 0 'beta\n' query "$kind.f"
+  run_in 0 'never-inserted-key\n' remove -q "$kind.f"
+  err_line "1 key(s) were definitely absent"
+done
+for kind in bloom blocked scalable static; do
+  run_in 2 'alpha\n' remove "$kind.f"
+  err_line "'$kind.f': a $kind filter cannot remove keys; only counting and cuckoo filters can"
+done
+
+# --- merge and intersect ----------------------------------------------------------------------
+printf 'a1\na2\n' >a.txt
+printf 'a2\nb1\n' >b.txt
+run 0 build -q -n 100 -p 0.001 -o a.bf a.txt
+run 0 build -q -n 100 -p 0.001 -o b.bf b.txt
+run 0 merge -o u.bf a.bf b.bf
+err_empty
+run_in 0 'a1\na2\nb1\nzz\n' query u.bf
+out_is $'a1\na2\nb1'
+run 0 intersect -o i.bf a.bf b.bf
+run_in 0 'a1\na2\nb1\n' query i.bf
+out_has "a2"
+run 0 build -q -n 200 -p 0.001 -o c.bf a.txt
+run 2 merge -o x.bf a.bf c.bf
+err_line "cannot merge 'a.bf' and 'c.bf': bits differ (1438 vs 2876)"
+run 0 build -q -n 100 -p 0.001 --seed 7 -o d.bf a.txt
+run 2 intersect -o x.bf a.bf d.bf
+err_line "cannot intersect 'a.bf' and 'd.bf': seed differs"
+run 2 merge -o x.bf a.bf cuckoo.f
+err_line "kinds differ (bloom vs cuckoo)"
+run 2 merge -o x.bf cuckoo.f cuckoo.f
+err_line "merge works on bloom, blocked, counting and scalable filters"
+run 2 intersect -o x.bf counting.f counting.f
+err_line "intersect works on bloom and blocked filters"
+run 2 merge -o x.bf a.bf
+err_line "needs at least two input filters"
+[[ ! -e x.bf ]] || fail "a failed merge wrote its output"
+run 0 merge -o cm.f counting.f counting.f
+
+# --- size and advise --------------------------------------------------------------------------
+run 0 size -n 5000000 -p 0.01
+out_has "bloom            5990720      9.59    0.0100392  m=47925292 k=7"
+for kind in blocked counting cuckoo scalable static; do out_has "$kind "; done
+run 0 size -n 1000 -p 0.01 --json
+json_ok
+out_has '{"kind": "bloom", "bytes": 1216, "bits_per_key": 9.728, "expected_fpr": 0.0100345, "parameters": "m=9586 k=7"}'
+run 0 advise -n 1000000 -p 0.01 --deletes
+out_has "1    cuckoo     yes"
+out_has "bloom      no"
+run 0 advise -n 1000000 -p 0.01 --static --json
+json_ok
+out_has '{"rank": 1, "kind": "static", "suitable": true'
+out_has '"kind": "exact set"'
+
+# --- errors: one line on stderr naming the culprit, exit status 2 -----------------------------
+run 2 build -n 0 -p 0.01 -o x.bf keys.txt
+err_line "-n = 0 is invalid"
+for p in 0 1 1.5 -0.1; do
+  run 2 build -n 10 -p "$p" -o x.bf keys.txt
+  err_line "-p"
+done
+run 2 build -n 10 -p 0.01 --kind nope -o x.bf keys.txt
+err_line "--kind: nope not in"
+run 2 build -n 10 -p 0.01 -o x.bf missing.txt
+err_line "'missing.txt': cannot open key file: No such file or directory"
+run 2 build -p 0.01 -o x.bf keys.txt
+err_line "-n: the key capacity is required"
+run 2 build -n abc -p 0.01 -o x.bf keys.txt
+err_line "--capacity"
+run 2 build -n 10 -p 0.01 --seed xyz -o x.bf keys.txt
+err_line "--seed: 'xyz'"
+run 2 build -n 10 -p 0.01 keys.txt
+err_line "--output"
+run 2 size -n 0 -p 0.01
+err_line "-n = 0 is invalid"
+run 2 advise -n 10 -p 2
+err_line "-p = 2 is invalid"
+[[ ! -e x.bf ]] || fail "a failed build wrote its output"
+run 2 query missing.bf keys.txt
+err_line "'missing.bf': cannot read filter file: No such file or directory"
+run 2 info keys.txt
+err_line "'keys.txt': not a bloomery filter file (bad magic)"
+run 2 query f.bf missing.txt
+err_line "'missing.txt': cannot open key file"
+: >empty.bf
+run 2 info empty.bf
+err_line "'empty.bf': file is empty"
+head -c 100 f.bf >short.bf
+run 2 info short.bf
+err_line "'short.bf': file is truncated"
+size=$(stat -c %s f.bf)
+head -c $((size - 64)) f.bf >trunc.bf
+cp trunc.bf trunc.before
+run 2 query trunc.bf keys.txt
+err_line "'trunc.bf': file is truncated"
+run 2 add trunc.bf more.txt
+err_line "'trunc.bf': file is truncated"
+cmp -s trunc.bf trunc.before || fail "add to a truncated file changed it"
+cp f.bf corrupt.bf
+printf '\xff' | dd of=corrupt.bf bs=1 seek=200 conv=notrunc status=none
+run 2 info corrupt.bf
+err_line "'corrupt.bf': checksum mismatch: the file is corrupted"
+run 2 bogus
+err_line "'bogus': unknown command"
+run 2
+err_line "subcommand is required"
+run 2 query --nope f.bf
+err_line "--nope"
+
+# --- explain ----------------------------------------------------------------------------------
+run 0 explain -m 32 -k 3 example.com --query example.com nonexistent.com
+expected="An empty Bloom filter of m = 32 bits with k = 3 hash functions.
+  bits: 00000000000000000000000000000000
+
+insert 'example.com': its 3 hashes give bits 21, 9, 28; set them to 1.
+  bits: 00000000010000000000010000001000
+
+query 'example.com': bits 21, 9, 28
+  bit 21 is 1 (set by 'example.com')
+  bit 9 is 1 (set by 'example.com')
+  bit 28 is 1 (set by 'example.com')
+  -> possibly present: all 3 bits are 1. They may have been set by other keys (a false positive); the filter cannot tell.
+
+query 'nonexistent.com': bits 27, 13, 31
+  bit 27 is 0
+  bit 13 is 0
+  bit 31 is 0
+  -> definitely not present: bits 27, 13, 31 are 0, and every inserted key sets all of its bits."
+out_is "$expected"
+run 0 explain a.bf --query a1 zz
+out_has "The Bloom filter 'a.bf': m = 1438 bits, k = 10 hash functions"
+out_has "query 'a1': bits"
+out_has "-> possibly present: all 10 bits are 1."
+out_has "-> definitely not present"
+run 2 explain cuckoo.f x
+err_line "'cuckoo.f': explain works on bloom filters; this is a cuckoo filter"
+run 2 explain -m 32 x
+err_line "-m and -k go together"
+run 2 explain -m 0 -k 3 x
+err_line "-m = 0 is invalid"
+
+# --- help and version -------------------------------------------------------------------------
+run 0 --version
+out_is "bloomery 0.1.0"
+run 0 --help
+out_has "Examples:"
+for cmd in build add remove query info merge intersect size advise explain; do
+  run 0 "$cmd" --help
+  out_has "Examples:"
+  out_has "bloomery $cmd"
+done
+
+echo "$n checks, $failures failures"
+[[ $failures == 0 ]]
