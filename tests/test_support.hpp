@@ -2,9 +2,13 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <bloomery/format.hpp>
 #include <cmath>
 #include <cstdint>
+
+#include <cstddef>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -83,5 +87,28 @@ class temp_dir {
  private:
   std::filesystem::path path_;
 };
+
+// A serialized F damaged in any way is a format_error: every truncation, and a byte flipped with
+// three masks at every position; a few truncated lengths also through load() and map_file().
+template <class F>
+void expect_all_damage_rejected(const std::vector<std::byte>& bytes) {
+  for (std::size_t len = 0; len < bytes.size(); ++len) {
+    EXPECT_THROW(deserialize<F>(std::span(bytes).first(len)), format_error) << "length " << len;
+  }
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (std::uint8_t mask : {0x01, 0x80, 0xFF}) {
+      auto bad = bytes;
+      bad[i] ^= std::byte{mask};
+      EXPECT_THROW(deserialize<F>(bad), format_error) << "byte " << i << " mask " << int{mask};
+    }
+  }
+  temp_dir dir;
+  for (std::size_t len : {std::size_t{0}, std::size_t{100}, std::size_t{191}, bytes.size() - 1}) {
+    std::ofstream(dir / "t.bin", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(len));
+    EXPECT_THROW(load<F>(dir / "t.bin"), format_error) << len;
+    EXPECT_THROW(map_file<F>(dir / "t.bin"), format_error) << len;
+  }
+}
 
 }  // namespace bloomery::test
