@@ -1,9 +1,12 @@
 #include "keys.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -39,8 +42,82 @@ std::string_view key_of(std::string_view line, const key_options& opts, const st
   return line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
 }
 
+// The progress bar: keys so far, their rate and, when the input size is known from the sizes of
+// the key files, the percentage and an ETA. Redrawn at most every 100 ms; erased when destroyed
+// (also when an error unwinds, so the error message starts on a clean line).
+class progress_bar {
+ public:
+  progress_bar(std::string label, std::uint64_t total_bytes)
+      : label_(std::move(label)), total_(total_bytes), start_(clock::now()), last_(start_) {}
+  progress_bar(const progress_bar&) = delete;
+  progress_bar& operator=(const progress_bar&) = delete;
+  ~progress_bar() {
+    if (drawn_) std::fputs("\r\033[K", stderr);
+  }
+
+  void update(std::uint64_t bytes, std::uint64_t keys) {
+    const auto now = clock::now();
+    if (now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(keys) / secs : 0.0;
+    char line[160];
+    int len =
+        std::snprintf(line, sizeof line, "\rbloomery %s: %llu keys, %s keys/s", label_.c_str(),
+                      static_cast<unsigned long long>(keys), human(rate).c_str());
+    if (total_ > 0 && bytes <= total_ && bytes > 0 && len > 0) {
+      const double frac = static_cast<double>(bytes) / static_cast<double>(total_);
+      const double eta = secs * (1.0 - frac) / frac;
+      std::snprintf(line + len, sizeof line - static_cast<std::size_t>(len), ", %3.0f%%, ETA %.0fs",
+                    100.0 * frac, eta);
+    }
+    std::fputs(line, stderr);
+    std::fputs("\033[K", stderr);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  static std::string human(double v) {
+    char buf[32];
+    if (v >= 1e6) {
+      std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
+    } else if (v >= 1e3) {
+      std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.0f", v);
+    }
+    return buf;
+  }
+
+  std::string label_;
+  std::uint64_t total_;
+  clock::time_point start_, last_;
+  bool drawn_ = false;
+};
+
+// The total size of the key files when all are regular files; 0 (unknown) otherwise.
+std::uint64_t input_size(const std::vector<std::string>& files) {
+  if (files.empty()) return 0;
+  std::uint64_t total = 0;
+  for (const std::string& file : files) {
+    struct stat st {};
+    if (file == "-" || ::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    total += static_cast<std::uint64_t>(st.st_size);
+  }
+  return total;
+}
+
+struct read_state {
+  progress_bar* bar = nullptr;
+  std::uint64_t bytes = 0;  // consumed so far, over all files
+  std::uint64_t keys = 0;
+};
+
 void read_one(int fd, const std::string& file, const key_options& opts,
-              const std::function<void(std::span<const std::string_view>)>& batch) {
+              const std::function<void(std::span<const std::string_view>)>& batch,
+              read_state& state) {
   std::vector<char> buf(read_size * 2);
   std::size_t filled = 0;
   std::uint64_t line_no = 0;
@@ -74,6 +151,9 @@ void read_one(int fd, const std::string& file, const key_options& opts,
       pos = end + 1;
     }
     if (!keys.empty()) batch(keys);
+    state.bytes += static_cast<std::uint64_t>(n);
+    state.keys += keys.size();
+    if (state.bar != nullptr) state.bar->update(state.bytes, state.keys);
     if (pos >= filled) {
       filled = 0;
     } else if (pos > 0) {
@@ -88,9 +168,14 @@ void read_one(int fd, const std::string& file, const key_options& opts,
 void read_keys(const std::vector<std::string>& files, const key_options& opts,
                const std::function<void(std::span<const std::string_view>)>& batch) {
   const std::vector<std::string> stdin_only{"-"};
+  std::unique_ptr<progress_bar> bar;
+  if (!opts.progress.empty() && ::isatty(STDERR_FILENO) == 1) {
+    bar = std::make_unique<progress_bar>(opts.progress, input_size(files));
+  }
+  read_state state{bar.get()};
   for (const std::string& file : files.empty() ? stdin_only : files) {
     if (file == "-") {
-      read_one(STDIN_FILENO, file, opts, batch);
+      read_one(STDIN_FILENO, file, opts, batch, state);
       continue;
     }
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -99,7 +184,7 @@ void read_keys(const std::vector<std::string>& files, const key_options& opts,
       ::close(*p);
       delete p;
     });
-    read_one(fd, file, opts, batch);
+    read_one(fd, file, opts, batch, state);
   }
 }
 

@@ -23,6 +23,9 @@ class cli_error : public std::runtime_error {
 struct key_options {
   std::uint32_t field = 0;  // 1-based column; 0 takes the whole line
   char delimiter = '\t';
+  // Label of a progress bar on standard error ("build", "query", ...); empty: none. The bar is
+  // drawn only when standard error is a terminal, at most 10 times a second, and erased at the end.
+  std::string progress;
 };
 
 // Calls `batch` with consecutive batches of keys read from `files` ("-" or none: standard input).

@@ -190,11 +190,12 @@ struct input_args {
   std::string delimiter = "\t";
   bool quiet = false;
 
-  key_options options() const {
+  // `label` names the progress bar drawn on a terminal (none with --quiet).
+  key_options options(const char* label) const {
     if (delimiter.size() != 1) {
       throw cli_error("--delimiter: '" + delimiter + "' must be exactly one character");
     }
-    return {field, delimiter[0]};
+    return {field, delimiter[0], quiet ? std::string() : std::string(label)};
   }
 };
 
@@ -202,7 +203,7 @@ void add_input_options(CLI::App* cmd, input_args& in) {
   cmd->add_option("--field", in.field, "take column N (1-based) of each line as the key")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--delimiter", in.delimiter, "column delimiter for --field (default: tab)");
-  cmd->add_flag("-q,--quiet", in.quiet, "no progress or summary on standard error");
+  cmd->add_flag("-q,--quiet", in.quiet, "no progress bar or summary on standard error");
 }
 
 struct build_args {
@@ -216,9 +217,10 @@ struct build_args {
 
 // Inserts every key into `f`; `insert_one` returns false when the filter refuses a key.
 template <class F, class Insert>
-std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, Insert insert_one) {
+std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, const char* label,
+                          Insert insert_one) {
   std::uint64_t count = 0;
-  read_keys(in.files, in.options(), [&](std::span<const std::string_view> keys) {
+  read_keys(in.files, in.options(label), [&](std::span<const std::string_view> keys) {
     for (const std::string_view k : keys) {
       if (!insert_one(f, k)) {
         throw cli_error(quoted(file) + ": the " + std::string(bloomery::to_string(F::kind)) +
@@ -232,8 +234,8 @@ std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, I
 }
 
 template <class F>
-std::uint64_t insert_all(F& f, const input_args& in, const std::string& file) {
-  return insert_keys(f, in, file, [](F& x, std::string_view k) {
+std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, const char* label) {
+  return insert_keys(f, in, file, label, [](F& x, std::string_view k) {
     if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
       return x.insert(k);
     } else {
@@ -253,14 +255,14 @@ int cmd_build(const build_args& a) {
   std::optional<any_filter> f;
   if (is_static) {
     std::vector<std::string> all;
-    read_keys(a.in.files, a.in.options(), [&](std::span<const std::string_view> batch) {
+    read_keys(a.in.files, a.in.options("build"), [&](std::span<const std::string_view> batch) {
       for (const std::string_view k : batch) all.emplace_back(k);
     });
     keys = all.size();
     f.emplace(bloomery::static_filter::build(all, a.p, std::move(h)));
   } else {
     const auto build = [&]<class F>(F filter) {
-      keys = insert_all(filter, a.in, a.out);
+      keys = insert_all(filter, a.in, a.out, "build");
       f.emplace(std::move(filter));
     };
     if (a.kind == "bloom") build(bloomery::bloom_filter(t, h));
@@ -295,7 +297,7 @@ int cmd_add(const filter_args& a) {
                           ": a static filter takes no inserts; rebuild it with "
                           "'bloomery build --kind static'");
         } else {
-          keys = insert_all(x, a.in, a.file);
+          keys = insert_all(x, a.in, a.file, "add");
         }
       },
       f);
@@ -314,17 +316,18 @@ int cmd_remove(const filter_args& a) {
       [&]<class F>(F& x) {
         if constexpr (std::same_as<F, bloomery::counting_bloom_filter> ||
                       std::same_as<F, bloomery::cuckoo_filter>) {
-          read_keys(a.in.files, a.in.options(), [&](std::span<const std::string_view> keys) {
-            for (const std::string_view k : keys) {
-              bool ok;
-              if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
-                ok = x.remove(k);
-              } else {
-                ok = x.remove(k) == bloomery::counting_bloom_filter::remove_result::removed;
-              }
-              ++(ok ? removed : absent);
-            }
-          });
+          read_keys(
+              a.in.files, a.in.options("remove"), [&](std::span<const std::string_view> keys) {
+                for (const std::string_view k : keys) {
+                  bool ok;
+                  if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
+                    ok = x.remove(k);
+                  } else {
+                    ok = x.remove(k) == bloomery::counting_bloom_filter::remove_result::removed;
+                  }
+                  ++(ok ? removed : absent);
+                }
+              });
         } else {
           throw cli_error(quoted(a.file) + ": a " + std::string(bloomery::to_string(F::kind)) +
                           " filter cannot remove keys; only counting and cuckoo filters can");
@@ -362,7 +365,7 @@ int cmd_query(const query_args& a) {
     }
     out.clear();
   };
-  read_keys(a.f.in.files, a.f.in.options(), [&](std::span<const std::string_view> keys) {
+  read_keys(a.f.in.files, a.f.in.options("query"), [&](std::span<const std::string_view> keys) {
     hits.resize(keys.size());
     std::visit([&](const auto& x) { x.may_contain_many(keys, hits); }, f);
     for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -646,8 +649,12 @@ std::vector<std::uint64_t> positions_of(const bloomery::bloom_filter& f, std::st
   return pos;
 }
 
+bool bit_set_in(std::span<const std::uint64_t> words, std::uint64_t i) {
+  return ((words[i / 64] >> (i % 64)) & 1) != 0;
+}
+
 bool bit_set(const bloomery::bloom_filter& f, std::uint64_t i) {
-  return ((f.words()[i / 64] >> (i % 64)) & 1) != 0;
+  return bit_set_in(f.words(), i);
 }
 
 std::string join(const std::vector<std::uint64_t>& v) {
@@ -665,6 +672,66 @@ void draw_bits(const bloomery::bloom_filter& f) {
   std::printf("%s\n", line.c_str());
 }
 
+// A blocked filter: each key picks one 512-bit block and k bits inside it, exactly as
+// blocked_bloom_filter does (detail/blocked_core.hpp); bits are numbered within the block.
+struct block_walk {
+  std::uint64_t block;
+  std::vector<std::uint64_t> bits;
+};
+
+block_walk walk_of(const bloomery::blocked_bloom_filter& f, std::string_view key) {
+  namespace d = bloomery::detail;
+  const d::block_slot at =
+      d::locate(bloomery::hash_key(f.hash(), key), f.bit_count() / d::block_bits);
+  block_walk w{at.block, {}};
+  for (std::uint32_t i = 0; i < f.hash_count(); ++i) w.bits.push_back(d::bit_in_block(at.seed, i));
+  return w;
+}
+
+bool block_bit_set(const bloomery::blocked_bloom_filter& f, const block_walk& w, std::uint64_t b) {
+  return bit_set_in(f.words(), w.block * bloomery::detail::block_bits + b);
+}
+
+int explain_blocked(bloomery::blocked_bloom_filter f, const std::string& file,
+                    const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+  std::printf(
+      "The blocked Bloom filter %s: %llu blocks of 512 bits, k = %u bits per key in one block, "
+      "%llu bits set.\n",
+      quoted(file).c_str(),
+      static_cast<unsigned long long>(f.bit_count() / bloomery::detail::block_bits), f.hash_count(),
+      static_cast<unsigned long long>(f.set_bit_count()));
+  for (const std::string& key : keys) {
+    const block_walk w = walk_of(f, key);
+    f.insert(key);
+    std::printf("\ninsert %s: block %llu, bits %s of that block; set them to 1.\n",
+                quoted(key).c_str(), static_cast<unsigned long long>(w.block),
+                join(w.bits).c_str());
+  }
+  for (const std::string& key : queries) {
+    const block_walk w = walk_of(f, key);
+    std::printf("\nquery %s: block %llu, bits %s\n", quoted(key).c_str(),
+                static_cast<unsigned long long>(w.block), join(w.bits).c_str());
+    std::vector<std::uint64_t> clear;
+    for (const auto b : w.bits) {
+      const bool set = block_bit_set(f, w, b);
+      if (!set) clear.push_back(b);
+      std::printf("  bit %llu is %s\n", static_cast<unsigned long long>(b), set ? "1" : "0");
+    }
+    if (!clear.empty()) {
+      std::printf(
+          "  -> definitely not present: %s %s 0, and every inserted key sets all of its bits.\n",
+          clear.size() == 1 ? "bit" : "bits",
+          (join(clear) + (clear.size() == 1 ? " is" : " are")).c_str());
+    } else {
+      std::printf(
+          "  -> possibly present: all %u bits of block %llu are 1. They may have been set by "
+          "other keys (a false positive); the filter cannot tell.\n",
+          f.hash_count(), static_cast<unsigned long long>(w.block));
+    }
+  }
+  return 0;
+}
+
 int cmd_explain(const explain_args& a) {
   std::vector<std::string> keys = a.args;
   std::optional<bloomery::bloom_filter> f;
@@ -680,12 +747,15 @@ int cmd_explain(const explain_args& a) {
     const std::string file = keys.front();
     keys.erase(keys.begin());
     any_filter loaded = load_any(file);
+    if (!a.seed.empty()) throw cli_error("--seed: a filter file brings its own seed");
+    if (auto* bb = std::get_if<bloomery::blocked_bloom_filter>(&loaded)) {
+      return explain_blocked(std::move(*bb), file, keys, a.queries);
+    }
     auto* bf = std::get_if<bloomery::bloom_filter>(&loaded);
     if (bf == nullptr) {
-      throw cli_error(quoted(file) + ": explain works on bloom filters; this is a " +
+      throw cli_error(quoted(file) + ": explain works on bloom and blocked filters; this is a " +
                       kind_name(loaded) + " filter");
     }
-    if (!a.seed.empty()) throw cli_error("--seed: a filter file brings its own seed");
     f.emplace(std::move(*bf));
     std::printf("The Bloom filter %s: m = %llu bits, k = %u hash functions, %llu bits set.\n",
                 quoted(file).c_str(), static_cast<unsigned long long>(f->bit_count()),

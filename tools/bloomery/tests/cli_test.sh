@@ -262,6 +262,26 @@ err_line "subcommand is required"
 run 2 query --nope f.bf
 err_line "--nope"
 
+# --- progress: never drawn when standard error is not a terminal ----------------------------
+seq 1 300000 | sed 's|^|https://example.com/p/|' >many.txt
+run 0 build -n 300000 -p 0.01 -o many.bf many.txt
+err_line "wrote 'many.bf': bloom filter, 300000 keys"
+run 0 query -c many.bf many.txt
+out_is "300000"
+err_empty
+run 0 add many.bf many.txt
+err_line "added 300000 keys"
+run 0 build -q --kind counting -n 300000 -p 0.01 -o many.cbf many.txt
+err_empty
+run 0 remove -q many.cbf many.txt
+err_empty
+if command -v script >/dev/null && script -qc true /dev/null >/dev/null 2>&1; then
+  # on a terminal (script(1) gives one), -q still silences everything on standard error
+  n=$((n + 1))
+  script -qc "'$B' query -c -q many.bf many.txt" /dev/null >tty.out 2>&1 </dev/null
+  [[ "$(tr -d '\r' <tty.out)" == "300000" ]] || fail "query -q on a terminal printed more: $(cat -v tty.out)"
+fi
+
 # --- explain ----------------------------------------------------------------------------------
 run 0 explain -m 32 -k 3 example.com --query example.com nonexistent.com
 expected="An empty Bloom filter of m = 32 bits with k = 3 hash functions.
@@ -288,7 +308,20 @@ out_has "query 'a1': bits"
 out_has "-> possibly present: all 10 bits are 1."
 out_has "-> definitely not present"
 run 2 explain cuckoo.f x
-err_line "'cuckoo.f': explain works on bloom filters; this is a cuckoo filter"
+err_line "'cuckoo.f': explain works on bloom and blocked filters; this is a cuckoo filter"
+# a blocked filter: the block and the bits inside it; the answers agree with query
+printf 'a1\na2\n' >bk.txt
+run 0 build -q --kind blocked -n 100 -p 0.01 -o bk.bf bk.txt
+run 0 explain bk.bf --query a1 a2 zz-absent
+out_has "The blocked Bloom filter 'bk.bf': 2 blocks of 512 bits, k = 5 bits per key in one block"
+[[ $(grep -c -- "-> possibly present: all 5 bits of block" out) -ge 2 ]] || fail "blocked explain: a1, a2 not possibly present"
+run_in 1 'zz-absent\n' query bk.bf
+run 0 explain bk.bf --query zz-absent
+out_has "-> definitely not present"
+run 0 explain bk.bf zz-absent --query zz-absent # inserted in memory only
+out_has "insert 'zz-absent': block "
+out_has "-> possibly present"
+run_in 1 'zz-absent\n' query bk.bf # the file is unchanged
 run 2 explain -m 32 x
 err_line "-m and -k go together"
 run 2 explain -m 0 -k 3 x
