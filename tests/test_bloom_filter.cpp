@@ -277,3 +277,27 @@ TEST(BloomFilter, MoreThanTwoToThe32Bits) {
   EXPECT_NEAR(static_cast<double>(upper_bits), 3000.0, 200.0);  // half of 6000 probes
   for (std::uint64_t key = 0; key < 2'000; ++key) ASSERT_TRUE(f.may_contain(key));
 }
+
+// insert_many (batched, prefetching) sets exactly the bits of inserting each key in turn, on both
+// bit-array layouts, for batches that do and do not fill the internal batch size.
+template <class F>
+void expect_insert_many_equals_insert() {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{1000}, std::size_t{200'000}}) {
+    const auto keys = present_keys(n, 9);
+    F one({.capacity = 200'000, .fpr = 0.01}), many = one;
+    for (auto k : keys) one.insert(k);
+    many.insert_many(keys);
+    EXPECT_EQ(many, one) << n;
+    EXPECT_EQ(many.inserted(), n);
+  }
+  std::vector<std::string> words = {"a", "bb", "ccc"};
+  F f({.capacity = 10, .fpr = 0.01});
+  f.insert_many(words);
+  for (const auto& w : words) EXPECT_TRUE(f.may_contain(w));
+}
+
+TEST(BloomFilter, InsertManyEqualsInsert) {
+  expect_insert_many_equals_insert<bloom_filter>();
+  expect_insert_many_equals_insert<blocked_bloom_filter>();
+}

@@ -45,6 +45,9 @@ inline std::uint64_t count_set_bits(std::span<const std::uint64_t> words) noexce
 inline void prefetch(const void* p) noexcept {
   __builtin_prefetch(p, 0, 3);
 }
+inline void prefetch_for_write(const void* p) noexcept {
+  __builtin_prefetch(p, 1, 3);
+}
 
 // Lines of 64 bytes needed for `bits` bits; storage is always whole cache lines so a payload can
 // be mapped and probed in place with every line aligned.

@@ -96,6 +96,23 @@ struct blocked_layout {
     const block_slot at = locate(h, m.bits / block_bits);
     block_insert_atomic(line(w, at.block), at.seed, m.hashes);
   }
+  // Hash a batch of keys and prefetch each one's line, then set the bits.
+  template <class Keys>
+  static void insert_many(std::uint64_t* w, const bloom_meta& m, const Keys& keys) {
+    constexpr std::size_t batch = 64;
+    const std::size_t n = std::ranges::size(keys);
+    const std::uint64_t blocks = m.bits / block_bits;
+    block_slot at[batch];
+    for (std::size_t base = 0; base < n; base += batch) {
+      const std::size_t count = std::min(batch, n - base);
+      for (std::size_t j = 0; j < count; ++j) {
+        at[j] = locate(hash_key(m.hash, keys[base + j]), blocks);
+        prefetch_for_write(line(w, at[j].block));
+      }
+      for (std::size_t j = 0; j < count; ++j)
+        block_insert(line(w, at[j].block), at[j].seed, m.hashes);
+    }
+  }
   static bool probe(const std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
     const block_slot at = locate(h, m.bits / block_bits);
     return block_probe(w + at.block * words_per_line, at.seed, m.hashes);

@@ -5,7 +5,9 @@
 // either concurrent verb (they use relaxed atomic loads, which are plain loads on x86-64/AArch64).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <ranges>
 #include <string>
 
 #include "bloomery/detail/bit_filter.hpp"
@@ -48,6 +50,22 @@ struct classic_layout {
   }
   static void insert_atomic(std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
     insert_hash_atomic(w, m.bits, m.hashes, h);
+  }
+  // Hash a batch of keys and prefetch every line they will write, then set the bits.
+  template <class Keys>
+  static void insert_many(std::uint64_t* w, const bloom_meta& m, const Keys& keys) {
+    constexpr std::size_t batch = 32;
+    const std::size_t n = std::ranges::size(keys);
+    hash128 hs[batch];
+    for (std::size_t base = 0; base < n; base += batch) {
+      const std::size_t count = std::min(batch, n - base);
+      for (std::size_t j = 0; j < count; ++j) {
+        hs[j] = hash_key(m.hash, keys[base + j]);
+        for_each_position(hs[j], m.bits, m.hashes,
+                          [&](std::uint64_t pos) { prefetch_for_write(w + (pos >> 6)); });
+      }
+      for (std::size_t j = 0; j < count; ++j) insert_hash(w, m.bits, m.hashes, hs[j]);
+    }
   }
   static bool probe(const std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
     return probe_hash(w, m.bits, m.hashes, h);

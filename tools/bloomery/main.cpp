@@ -235,6 +235,15 @@ std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, c
 
 template <class F>
 std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, const char* label) {
+  if constexpr (requires(F & x, std::span<const std::string_view> keys) { x.insert_many(keys); }) {
+    // The bit-array kinds take a whole read at once: hashed ahead, their lines prefetched.
+    std::uint64_t count = 0;
+    read_keys(in.files, in.options(label), [&](std::span<const std::string_view> keys) {
+      f.insert_many(keys);
+      count += keys.size();
+    });
+    return count;
+  }
   return insert_keys(f, in, file, label, [](F& x, std::string_view k) {
     if constexpr (std::same_as<F, bloomery::cuckoo_filter>) {
       return x.insert(k);
