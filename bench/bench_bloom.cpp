@@ -44,7 +44,12 @@
 #include <leveldb/slice.h>
 #endif
 
+#include "bench_common.hpp"
+
 namespace {
+
+using bloomery::bench::mix;
+using bloomery::bench::take_huge_flag;
 
 constexpr double kFpr = 0.01;
 constexpr std::size_t kBatch = 1024;  // keys per timed iteration / per batch call
@@ -59,14 +64,6 @@ constexpr std::uint64_t kAbsentBase = std::uint64_t{1} << 40;
 constexpr std::uint64_t kFprBase = std::uint64_t{1} << 41;
 constexpr std::uint64_t kSeedU64 = 0x0123456789abcdefULL;
 constexpr std::uint64_t kSeedStr = 0xfedcba9876543210ULL;
-
-// SplitMix64 of a counter: (seed + (i+1)*odd) is injective in i and the finalizer is a bijection.
-std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 using str_key = std::string_view;
 
@@ -506,26 +503,6 @@ void register_size(std::uint64_t n, [[maybe_unused]] bool peers) {
     reg(op_many, "bloomery",
         [n, present](benchmark::State& st) { bm_bloomery_query_many<K>(st, n, present); });
   }
-}
-
-// Removes --huge from argv (Google Benchmark rejects flags it does not know).
-bool take_huge_flag(int& argc, char** argv) {
-  bool huge = false;
-  if (const char* e = std::getenv("BLOOMERY_BENCH_HUGE");
-      e != nullptr && std::strcmp(e, "1") == 0) {
-    huge = true;
-  }
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--huge") == 0) {
-      huge = true;
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  argv[argc] = nullptr;
-  return huge;
 }
 
 }  // namespace

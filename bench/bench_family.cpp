@@ -47,7 +47,12 @@
 
 #include "family_filters.hpp"
 
+#include "bench_common.hpp"
+
 namespace {
+
+using bloomery::bench::mix;
+using bloomery::bench::take_huge_flag;
 
 using u64 = std::uint64_t;
 
@@ -63,14 +68,6 @@ constexpr std::size_t kFprProbes = std::size_t{1} << 22;  // 4,194,304 absent pr
 constexpr u64 kAbsentBase = u64{1} << 40;
 constexpr u64 kFprBase = u64{1} << 41;
 constexpr u64 kSeed = 0x0123456789abcdefULL;
-
-// SplitMix64 of a counter, as in bench_bloom.cpp (same keys for the same n).
-u64 mix(u64 seed, u64 i) {
-  u64 z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::vector<u64> make_keys(u64 first, std::size_t count) {
   std::vector<u64> keys(count);
@@ -443,26 +440,6 @@ void register_size(u64 n) {
   register_queries<bloom_filter>("bloom-10b", n, fill_explicit<bloom_filter>(classic_10b(n)), true);
   register_queries<blocked_bloom_filter>("blocked-10b", n,
                                          fill_explicit<blocked_bloom_filter>(blocked_10b(n)), true);
-}
-
-// Removes --huge from argv (Google Benchmark rejects flags it does not know).
-bool take_huge_flag(int& argc, char** argv) {
-  bool huge = false;
-  if (const char* e = std::getenv("BLOOMERY_BENCH_HUGE");
-      e != nullptr && std::strcmp(e, "1") == 0) {
-    huge = true;
-  }
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--huge") == 0) {
-      huge = true;
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
-  argv[argc] = nullptr;
-  return huge;
 }
 
 std::string family_list() {

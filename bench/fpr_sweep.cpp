@@ -28,20 +28,17 @@
 
 #include "family_filters.hpp"
 
+#include "bench_common.hpp"
+
 namespace {
+
+using bloomery::bench::mix;
 
 using u64 = std::uint64_t;
 
 constexpr u64 kFprBase = u64{1} << 41;
 constexpr u64 kSeed = 0x0123456789abcdefULL;
 constexpr std::array<double, 6> kTargets = {0.1, 0.03, 0.01, 0.003, 0.001, 0.0001};
-
-u64 mix(u64 seed, u64 i) {
-  u64 z = seed + (i + 1) * 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::vector<u64> make_keys(u64 first, std::size_t count) {
   std::vector<u64> keys(count);
