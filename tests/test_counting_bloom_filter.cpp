@@ -29,20 +29,7 @@ counting_bloom_filter small_filter(hasher h = {}, std::uint32_t counter_bits = 4
 
 template <class Fn>
 std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
-
-// Re-seals a hand-edited image so that only the semantic checks can catch it.
-void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+  return test::message_of<std::exception>(fn);
 }
 
 // The positions of a key, as the filter derives them.
@@ -513,7 +500,7 @@ TEST(CountingFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto with = [&](std::size_t offset, auto value) {
     auto b = good;
     detail::put(b.data() + offset, value);
-    reseal(b);
+    test::reseal(b);
     return error_of([&] { (void)deserialize<counting_bloom_filter>(b); });
   };
   EXPECT_NE(with(128, std::uint64_t{0}).find("counters = 0 is invalid"), std::string::npos);

@@ -751,19 +751,11 @@ TEST(CuckooFormat, OtherKindsAreRejected) {
                        "holds a cuckoo filter, not a bloom filter"));
 }
 
-// Re-seals a hand-edited image so that only the semantic checks can catch it.
-static void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
-}
-
 TEST(CuckooFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto edit = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
     auto b = good;
     detail::put(b.data() + offset, value);
-    reseal(b);
+    test::reseal(b);
     const std::string loaded = format_error_of([&] { deserialize<cuckoo_filter>(b); });
     // The mapped view validates exactly as much.
     const std::string viewed = format_error_of([&] {
@@ -809,7 +801,7 @@ TEST(CuckooFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   detail::write_bucket(words.data(), lanes, b,
                        lanes.set(bucket, lanes.first_slot(lanes.zero_slots(bucket)), 1));
   std::memcpy(one_more.data() + 192, words.data(), words.size() * 8);
-  reseal(one_more);
+  test::reseal(one_more);
   EXPECT_TRUE(
       contains(format_error_of([&] { deserialize<cuckoo_filter>(one_more); }),
                "the table holds 101 fingerprints, but 100 inserts minus 0 removes leave 100"));

@@ -155,20 +155,12 @@ TEST(Format, TrailingDataAndWrongContentAreRejectedWithReasons) {
             std::string::npos);
 }
 
-// Re-seals a hand-edited image so that only the semantic check can catch it.
-static void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
-}
-
 TEST(Format, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto good = serialize(small_filter());
   const auto with = [&](std::size_t offset, auto value) {
     auto b = good;
     detail::put(b.data() + offset, value);
-    reseal(b);
+    test::reseal(b);
     return format_error_of([&] { deserialize<bloom_filter>(b); });
   };
   EXPECT_NE(with(12, std::uint32_t{99}).find("unknown filter kind 99"), std::string::npos);

@@ -33,19 +33,7 @@ namespace {
 
 template <class Fn>
 std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
-
-void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+  return test::message_of<std::exception>(fn);
 }
 
 // A filter with `subs` sub-filters, the last one partly filled.
@@ -499,7 +487,7 @@ TEST(ScalableFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto with = [&](std::size_t offset, auto value) {
     auto b = good;
     detail::put(b.data() + offset, value);
-    reseal(b);
+    test::reseal(b);
     return error_of([&] { (void)deserialize<scalable_bloom_filter>(b); });
   };
   const auto has = [](const std::string& msg, const std::string& needle) {

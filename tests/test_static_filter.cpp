@@ -402,14 +402,6 @@ void write_bytes(const std::filesystem::path& p, std::span<const std::byte> byte
             static_cast<std::streamsize>(bytes.size()));
 }
 
-// Re-seals a hand-edited image so that only the semantic checks can catch the edit.
-void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
-}
-
 }  // namespace
 
 TEST(StaticFilterFormat, LayoutIsDocumented) {
@@ -526,7 +518,7 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto with = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
     auto b = good;
     detail::put(b.data() + offset, value);
-    reseal(b);
+    test::reseal(b);
     const std::string msg = format_error_of([&] { deserialize<static_filter>(b); });
     // The mapped view validates the same way.
     temp_dir dir;
@@ -568,7 +560,7 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
     auto b = good8;
     detail::put(b.data() + 136, std::uint64_t{3});
     detail::put(b.data() + 144, std::uint64_t{80});
-    reseal(b);
+    test::reseal(b);
     EXPECT_TRUE(has(format_error_of([&] { deserialize<static_filter>(b); }), "payload has 64"));
   }
   // The empty filter: all-zero layout and key count.
@@ -580,7 +572,7 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   {
     auto b = good8;
     detail::put(b.data() + detail::offs::params_size, std::uint32_t{40});
-    reseal(b);
+    test::reseal(b);
     EXPECT_THROW(deserialize<static_filter>(b), format_error);
   }
 }

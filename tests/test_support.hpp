@@ -88,6 +88,15 @@ class temp_dir {
   std::filesystem::path path_;
 };
 
+// Re-seals a hand-edited file image (recomputes its checksum), so that only the semantic checks
+// of a loader can catch the edit.
+inline void reseal(std::vector<std::byte>& bytes) {
+  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
+  detail::put<std::uint64_t>(
+      bytes.data() + detail::offs::checksum,
+      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+}
+
 // A serialized F damaged in any way is a format_error: every truncation, and a byte flipped with
 // three masks at every position; a few truncated lengths also through load() and map_file().
 template <class F>
