@@ -7,7 +7,8 @@ packages=(
   libxxhash-dev                      # hashing (the library's only dependency)
   libcli11-dev                       # the command-line tool
   googletest libgtest-dev librapidcheck-dev   # tests
-  libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers
+  libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers, LevelDB integration
+  libsnappy-dev                      # Debian's LevelDB CMake package links -lsnappy
 )
 
 missing=()

@@ -23,10 +23,10 @@ if [ "${BLOOMERY_SKIP_SANITIZERS:-0}" = 1 ]; then exit 0; fi
 stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store and LevelDB tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm" >/dev/null
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb" >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli|lsm"
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli|lsm|leveldb"
 
 stage "ThreadSanitizer: concurrency tests"
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
