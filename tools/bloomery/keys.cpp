@@ -4,11 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 namespace bloomery_cli {
 namespace {
@@ -109,32 +115,89 @@ std::uint64_t input_size(const std::vector<std::string>& files) {
   return total;
 }
 
-struct read_state {
-  progress_bar* bar = nullptr;
-  std::uint64_t bytes = 0;  // consumed so far, over all files
-  std::uint64_t keys = 0;
+// A read's worth of input: the buffer, and the keys (views into it) of its complete lines.
+struct chunk {
+  std::vector<char> buf;
+  std::vector<std::string_view> keys;
+  std::uint64_t bytes = 0;  // input bytes the read added (for the progress bar)
 };
 
-void read_one(int fd, const std::string& file, const key_options& opts,
-              const std::function<void(std::span<const std::string_view>)>& batch,
-              read_state& state) {
-  std::vector<char> buf(read_size * 2);
-  std::size_t filled = 0;
+// The hand-off between the reader thread and the thread that hashes and probes: a few chunks
+// circulate, so the next read and its line splitting overlap with work on the previous one.
+class chunk_pipe {
+ public:
+  explicit chunk_pipe(std::size_t chunks) {
+    for (std::size_t i = 0; i < chunks; ++i) free_.push_back(std::make_unique<chunk>());
+  }
+
+  // Reader side. take_free() returns null once the consumer has stopped.
+  std::unique_ptr<chunk> take_free() { return take(free_); }
+  void push_full(std::unique_ptr<chunk> c) { put(full_, std::move(c)); }
+  void finish(std::exception_ptr error) {
+    const std::lock_guard lock(mutex_);
+    error_ = std::move(error);
+    finished_ = true;
+    changed_.notify_all();
+  }
+
+  // Consumer side. take_full() returns null when the reader has finished and all is consumed.
+  std::unique_ptr<chunk> take_full() { return take(full_); }
+  void give_back(std::unique_ptr<chunk> c) { put(free_, std::move(c)); }
+  void stop() {
+    const std::lock_guard lock(mutex_);
+    stopped_ = true;
+    changed_.notify_all();
+  }
+  std::exception_ptr error() {
+    const std::lock_guard lock(mutex_);
+    return error_;
+  }
+
+ private:
+  using queue = std::deque<std::unique_ptr<chunk>>;
+  std::unique_ptr<chunk> take(queue& q) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !q.empty() || stopped_ || (&q == &full_ && finished_); });
+    if (q.empty() || stopped_) return nullptr;
+    std::unique_ptr<chunk> c = std::move(q.front());
+    q.pop_front();
+    return c;
+  }
+  void put(queue& q, std::unique_ptr<chunk> c) {
+    const std::lock_guard lock(mutex_);
+    q.push_back(std::move(c));
+    changed_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  queue free_, full_;
+  bool finished_ = false, stopped_ = false;
+  std::exception_ptr error_;
+};
+
+// Reads one input into chunks of whole lines. A partial last line is carried into the next
+// chunk; a line longer than a read grows the next buffer geometrically.
+void read_one(int fd, const std::string& file, const key_options& opts, chunk_pipe& pipe) {
+  std::string carry;
   std::uint64_t line_no = 0;
-  std::vector<std::string_view> keys;
   bool eof = false;
   while (!eof) {
-    if (buf.size() - filled < read_size) buf.resize(buf.size() * 2);  // a very long line
-    const ssize_t n = ::read(fd, buf.data() + filled, buf.size() - filled);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail_io(file, "cannot read");
-    }
+    std::unique_ptr<chunk> c = pipe.take_free();
+    if (!c) return;  // the consumer stopped (an error on its side)
+    c->keys.clear();
+    c->buf.resize(std::max(c->buf.size(), 2 * carry.size() + read_size));
+    std::memcpy(c->buf.data(), carry.data(), carry.size());
+    const std::size_t filled_before = carry.size();
+    ssize_t n;
+    do {
+      n = ::read(fd, c->buf.data() + filled_before, c->buf.size() - filled_before);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) fail_io(file, "cannot read");
     if (n == 0) eof = true;
-    filled += static_cast<std::size_t>(n);
-    const char* data = buf.data();
+    const std::size_t filled = filled_before + static_cast<std::size_t>(n);
+    const char* data = c->buf.data();
     std::size_t pos = 0;
-    keys.clear();
     while (pos < filled) {
       const void* nl = std::memchr(data + pos, '\n', filled - pos);
       std::size_t end;
@@ -147,35 +210,20 @@ void read_one(int fd, const std::string& file, const key_options& opts,
       }
       ++line_no;
       const std::string_view key = key_of({data + pos, end - pos}, opts, file, line_no);
-      if (!key.empty()) keys.push_back(key);
+      if (!key.empty()) c->keys.push_back(key);
       pos = end + 1;
     }
-    if (!keys.empty()) batch(keys);
-    state.bytes += static_cast<std::uint64_t>(n);
-    state.keys += keys.size();
-    if (state.bar != nullptr) state.bar->update(state.bytes, state.keys);
-    if (pos >= filled) {
-      filled = 0;
-    } else if (pos > 0) {
-      std::memmove(buf.data(), buf.data() + pos, filled - pos);
-      filled -= pos;
-    }
+    carry.assign(data + std::min(pos, filled), filled - std::min(pos, filled));
+    c->bytes = static_cast<std::uint64_t>(n);
+    pipe.push_full(std::move(c));
   }
 }
 
-}  // namespace
-
-void read_keys(const std::vector<std::string>& files, const key_options& opts,
-               const std::function<void(std::span<const std::string_view>)>& batch) {
+void read_all(const std::vector<std::string>& files, const key_options& opts, chunk_pipe& pipe) {
   const std::vector<std::string> stdin_only{"-"};
-  std::unique_ptr<progress_bar> bar;
-  if (!opts.progress.empty() && ::isatty(STDERR_FILENO) == 1) {
-    bar = std::make_unique<progress_bar>(opts.progress, input_size(files));
-  }
-  read_state state{bar.get()};
   for (const std::string& file : files.empty() ? stdin_only : files) {
     if (file == "-") {
-      read_one(STDIN_FILENO, file, opts, batch, state);
+      read_one(STDIN_FILENO, file, opts, pipe);
       continue;
     }
     const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -184,8 +232,44 @@ void read_keys(const std::vector<std::string>& files, const key_options& opts,
       ::close(*p);
       delete p;
     });
-    read_one(fd, file, opts, batch, state);
+    read_one(fd, file, opts, pipe);
   }
+}
+
+}  // namespace
+
+void read_keys(const std::vector<std::string>& files, const key_options& opts,
+               const std::function<void(std::span<const std::string_view>)>& batch) {
+  std::unique_ptr<progress_bar> bar;
+  if (!opts.progress.empty() && ::isatty(STDERR_FILENO) == 1) {
+    bar = std::make_unique<progress_bar>(opts.progress, input_size(files));
+  }
+  // Three chunks: one being filled, one being worked on, one ready in between.
+  chunk_pipe pipe(3);
+  std::jthread reader([&] {  // declared after `pipe`, so joined before it is destroyed
+    std::exception_ptr error;
+    try {
+      read_all(files, opts, pipe);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    pipe.finish(error);
+  });
+  std::uint64_t bytes = 0, keys = 0;
+  try {
+    while (std::unique_ptr<chunk> c = pipe.take_full()) {
+      if (!c->keys.empty()) batch(c->keys);
+      bytes += c->bytes;
+      keys += c->keys.size();
+      if (bar) bar->update(bytes, keys);
+      pipe.give_back(std::move(c));
+    }
+  } catch (...) {
+    pipe.stop();  // the reader stops at its next hand-off; `reader` joins it
+    throw;
+  }
+  reader.join();
+  if (std::exception_ptr e = pipe.error()) std::rethrow_exception(e);
 }
 
 }  // namespace bloomery_cli

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "keys.hpp"
+#include "parallel.hpp"
 
 namespace bloomery_cli {
 namespace {
@@ -189,6 +190,7 @@ struct input_args {
   std::uint32_t field = 0;
   std::string delimiter = "\t";
   bool quiet = false;
+  unsigned threads = 0;  // 0: automatic, see thread_count()
 
   // `label` names the progress bar drawn on a terminal (none with --quiet).
   key_options options(const char* label) const {
@@ -204,6 +206,9 @@ void add_input_options(CLI::App* cmd, input_args& in) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--delimiter", in.delimiter, "column delimiter for --field (default: tab)");
   cmd->add_flag("-q,--quiet", in.quiet, "no progress bar or summary on standard error");
+  cmd->add_option("--threads", in.threads,
+                  "threads that hash and probe the keys (default: cores - 1, 1 to 8)")
+      ->check(CLI::PositiveNumber);
 }
 
 struct build_args {
@@ -233,15 +238,34 @@ std::uint64_t insert_keys(F& f, const input_args& in, const std::string& file, c
   return count;
 }
 
+// Extra copies of a bit-array filter that the helper threads may fill: at most this many bytes.
+constexpr std::uint64_t max_helper_filter_bytes = std::uint64_t{1} << 30;
+
 template <class F>
 std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, const char* label) {
   if constexpr (requires(F & x, std::span<const std::string_view> keys) { x.insert_many(keys); }) {
-    // The bit-array kinds take a whole read at once: hashed ahead, their lines prefetched.
+    // The bit-array kinds take a whole read at once, hashed ahead and their lines prefetched, split
+    // over the threads. Each helper thread fills its own empty copy of the filter, ORed into `f`
+    // at the end: a union is bit-identical to one filter built from all the keys, and no two
+    // threads ever write the same word (atomic ORs would cost more than the copies).
+    unsigned threads = thread_count(in.threads);
+    threads = static_cast<unsigned>(std::min<std::uint64_t>(
+        threads, 1 + max_helper_filter_bytes / std::max<std::uint64_t>(f.size_in_bytes(), 1)));
+    std::vector<F> helpers;
     std::uint64_t count = 0;
     read_keys(in.files, in.options(label), [&](std::span<const std::string_view> keys) {
-      f.insert_many(keys);
+      while (helpers.size() + 1 < threads && keys.size() >= 2 * 4096) {
+        helpers.push_back(f);  // same bits, hashes and seed, so the union is defined
+        helpers.back().clear();
+      }
+      for_each_slice(
+          keys.size(), static_cast<unsigned>(helpers.size() + 1),
+          [&](unsigned part, std::size_t begin, std::size_t end) {
+            (part == 0 ? f : helpers[part - 1]).insert_many(keys.subspan(begin, end - begin));
+          });
       count += keys.size();
     });
+    for (const F& h : helpers) f |= h;
     return count;
   }
   return insert_keys(f, in, file, label, [](F& x, std::string_view k) {
@@ -368,6 +392,7 @@ int cmd_query(const query_args& a) {
   std::uint64_t printed = 0;
   std::string out;
   std::vector<unsigned char> hits;
+  const unsigned threads = thread_count(a.f.in.threads);
   const auto flush = [&] {
     if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
       throw cli_error("cannot write to standard output");
@@ -376,7 +401,12 @@ int cmd_query(const query_args& a) {
   };
   read_keys(a.f.in.files, a.f.in.options("query"), [&](std::span<const std::string_view> keys) {
     hits.resize(keys.size());
-    std::visit([&](const auto& x) { x.may_contain_many(keys, hits); }, f);
+    // Queries only read the filter, so the threads share it; each fills its own slice of hits.
+    for_each_slice(keys.size(), threads, [&](unsigned, std::size_t begin, std::size_t end) {
+      std::span<unsigned char> out(hits.data() + begin, end - begin);
+      std::visit([&](const auto& x) { x.may_contain_many(keys.subspan(begin, end - begin), out); },
+                 f);
+    });
     for (std::size_t i = 0; i < keys.size(); ++i) {
       if ((hits[i] != 0) == a.invert) continue;
       ++printed;
