@@ -206,8 +206,10 @@ void add_input_options(CLI::App* cmd, input_args& in) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--delimiter", in.delimiter, "column delimiter for --field (default: tab)");
   cmd->add_flag("-q,--quiet", in.quiet, "no progress bar or summary on standard error");
-  cmd->add_option("--threads", in.threads,
-                  "threads that hash and probe the keys (default: cores - 1, 1 to 8)")
+  cmd->add_option(
+         "--threads", in.threads,
+         "threads that hash and probe the keys (default: query one per core, build and add one per "
+         "core but one; at most 8)")
       ->check(CLI::PositiveNumber);
 }
 
@@ -248,7 +250,7 @@ std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, co
     // over the threads. Each helper thread fills its own empty copy of the filter, ORed into `f`
     // at the end: a union is bit-identical to one filter built from all the keys, and no two
     // threads ever write the same word (atomic ORs would cost more than the copies).
-    unsigned threads = thread_count(in.threads);
+    unsigned threads = thread_count(in.threads, /*inserting=*/true);
     threads = static_cast<unsigned>(std::min<std::uint64_t>(
         threads, 1 + max_helper_filter_bytes / std::max<std::uint64_t>(f.size_in_bytes(), 1)));
     std::vector<F> helpers;
@@ -392,7 +394,7 @@ int cmd_query(const query_args& a) {
   std::uint64_t printed = 0;
   std::string out;
   std::vector<unsigned char> hits;
-  const unsigned threads = thread_count(a.f.in.threads);
+  const unsigned threads = thread_count(a.f.in.threads, /*inserting=*/false);
   const auto flush = [&] {
     if (!out.empty() && std::fwrite(out.data(), 1, out.size(), stdout) != out.size()) {
       throw cli_error("cannot write to standard output");

@@ -12,14 +12,15 @@
 
 namespace bloomery_cli {
 
-// The number of threads that hash and probe, for --threads N. 0 picks one per core but one, at
-// most 8: the remaining core reads and splits the input (keys.cpp), and beyond 8 the memory
-// system, not the cores, sets the pace. On 2 cores that is one thread beside the reader, which
-// measured faster for `build` than two threads competing with the reader.
-inline unsigned thread_count(unsigned requested) {
+// The number of threads that hash and probe, for --threads N. 0 picks, at most 8 (beyond that the
+// memory system, not the cores, sets the pace): for queries, one per core, since they share the
+// filter and the reader thread (keys.cpp) needs little; for inserts, one per core but one,
+// because each extra inserting thread fills a copy of the filter that is ORed in at the end, and
+// on 2 cores two inserting threads beside the reader measured slower than one.
+inline unsigned thread_count(unsigned requested, bool inserting) {
   if (requested != 0) return requested;
   const unsigned cores = std::max(std::thread::hardware_concurrency(), 1u);
-  return std::clamp(cores - 1, 1u, 8u);
+  return std::clamp(inserting ? cores - 1 : cores, 1u, 8u);
 }
 
 // Calls work(part, begin, end) for `parts` contiguous slices of [0, n) at once, slice 0 on the
