@@ -12,6 +12,7 @@
 // data block from every table. Present keys are outputs 0, 1, 2, ... of the generator, absent
 // keys outputs 2^63, 2^63 + 1, ...; splitmix64 is a bijection of its position and the hex text a
 // bijection of the number, so an absent key can never equal a present one.
+#include "demo_support.hpp"
 #include "store.hpp"
 
 #include <bloomery/version.hpp>
@@ -43,7 +44,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace lsm = bloomery::lsm;
-using u64 = std::uint64_t;
+using namespace bloomery_demo;
 using clock_type = std::chrono::steady_clock;
 
 constexpr const char* program = "bloomery-lsm-demo";
@@ -54,18 +55,7 @@ constexpr const char* program = "bloomery-lsm-demo";
 
 constexpr u64 key_seed = 0x1517'b100'3e72'0005ULL;
 constexpr u64 workload_seed = 0x7ead'5eed'0000'0095ULL;  // which reads are absent, which keys
-constexpr u64 golden_gamma = 0x9e37'79b9'7f4a'7c15ULL;
-constexpr u64 absent_offset = u64{1} << 63;
 
-// Output number `i` of splitmix64 seeded with `seed`, by random access. The state
-// seed + (i + 1) * gamma is a bijection of i (gamma is odd) and the finalizer a bijection of the
-// state, so distinct positions give distinct outputs.
-constexpr u64 splitmix64_at(u64 seed, u64 i) noexcept {
-  u64 z = seed + (i + 1) * golden_gamma;
-  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
-  return z ^ (z >> 31);
-}
 constexpr u64 present_key(u64 i) noexcept {
   return splitmix64_at(key_seed, i);
 }
@@ -141,24 +131,6 @@ std::vector<read_op> make_workload(u64 reads, double absent_fraction, u64 total_
 // ------------------------------------------------------------------------------------------------
 // Formatting
 // ------------------------------------------------------------------------------------------------
-
-template <class... Args>
-std::string fmt(const char* format, Args... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
-// 1234567 -> "1,234,567"
-std::string grouped(u64 v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // Decimal units (1 MB = 10^6 bytes), as filter sizes are usually quoted.
 std::string bytes_text(double b) {

@@ -12,6 +12,8 @@
 // demo double-checks every positive answer against the sorted inserted keys anyway.
 #include <bloomery/bloomery.hpp>
 
+#include "demo_support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,7 +29,7 @@
 
 namespace {
 
-using u64 = std::uint64_t;
+using namespace bloomery_demo;
 using clock_type = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------------------------------------
@@ -35,47 +37,16 @@ using clock_type = std::chrono::steady_clock;
 // ------------------------------------------------------------------------------------------------
 
 constexpr u64 key_seed = 0x5eed'b100'3e72'2024ULL;
-constexpr u64 golden_gamma = 0x9e37'79b9'7f4a'7c15ULL;
-constexpr u64 absent_offset = u64{1} << 63;
-
-// Output number `i` of splitmix64 seeded with key_seed (random access into the stream). The state
-// seed + (i + 1) * gamma is a bijection of i (gamma is odd) and the finalizer is a bijection of
-// the state, so distinct i give distinct keys.
-constexpr u64 splitmix64_at(u64 i) noexcept {
-  u64 z = key_seed + (i + 1) * golden_gamma;
-  z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
-  return z ^ (z >> 31);
-}
 constexpr u64 present_key(u64 i) noexcept {
-  return splitmix64_at(i);
+  return splitmix64_at(key_seed, i);
 }  // i < 2^63
 constexpr u64 absent_key(u64 j) noexcept {
-  return splitmix64_at(absent_offset + j);
+  return splitmix64_at(key_seed, absent_offset + j);
 }  // j < 2^63
 
 // ------------------------------------------------------------------------------------------------
 // Formatting
 // ------------------------------------------------------------------------------------------------
-
-template <class... Args>
-std::string fmt(const char* format, Args... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, format, args...);
-  return buf;
-}
-
-// 1234567 -> "1,234,567"
-std::string grouped(u64 v) {
-  std::string digits = std::to_string(v);
-  std::string out;
-  const std::size_t n = digits.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i != 0 && (n - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // 1234567.25 -> "1,234,567.3"
 std::string grouped1(double v) {
