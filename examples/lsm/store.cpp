@@ -36,6 +36,15 @@ void rename_durably(const fs::path& from, const fs::path& to) {
   fsync_directory(to.parent_path());
 }
 
+// Table files are named by number only; the manifest may name nothing else (no paths).
+bool is_table_name(std::string_view name) {
+  if (!name.ends_with(".sst") || name.size() <= 4) return false;
+  for (const char c : name.substr(0, name.size() - 4)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 struct manifest {
   std::uint64_t next_file = 1;
   std::vector<std::string> tables;  // oldest first
@@ -71,10 +80,13 @@ manifest decode_manifest(const std::string& text, const fs::path& path) {
   bool have_next = false;
   while (std::getline(lines, line)) {
     if (line.starts_with("next ")) {
-      m.next_file = std::stoull(line.substr(5));
+      const std::string_view digits = std::string_view(line).substr(5);
+      const auto [end, ec] =
+          std::from_chars(digits.data(), digits.data() + digits.size(), m.next_file);
+      if (ec != std::errc() || end != digits.data() + digits.size())
+        throw corruption_error(path, "malformed line '" + line + "'");
       have_next = true;
-    } else if (line.starts_with("table ") && line.size() > 6 &&
-               line.find('/') == std::string::npos) {
+    } else if (line.starts_with("table ") && is_table_name(line.substr(6))) {
       m.tables.push_back(line.substr(6));
     } else {
       throw corruption_error(path, "unexpected line '" + line + "'");
@@ -140,6 +152,12 @@ store store::open(const fs::path& dir, options opts) {
   if (fs::exists(manifest_path)) {
     s->live = decode_manifest(read_text(manifest_path), manifest_path);
   } else {
+    // A store gets its manifest before its first table, so tables without one are not debris of
+    // a crash: refuse, rather than delete them as unlisted.
+    for (const auto& f : fs::directory_iterator(dir)) {
+      if (is_table_name(f.path().filename().string()))
+        throw corruption_error(manifest_path, "missing, but the directory holds tables");
+    }
     s->write_manifest(s->live);  // an empty store is committed too, so open() is idempotent
   }
   for (const std::string& name : s->live.tables) {

@@ -430,6 +430,25 @@ TEST(Corruption, DamagedOrMissingManifestEntriesAreRejected) {
     EXPECT_NE(what.find("missing"), std::string::npos) << what;
   }
   {
+    // Without its manifest the store must not mistake its tables for debris and delete them.
+    built_store b;
+    fs::remove(b.dir.path() / "MANIFEST");
+    const std::string what = error_of([&] { (void)store::open(b.dir.path()); });
+    EXPECT_NE(what.find("MANIFEST"), std::string::npos) << what;
+    EXPECT_TRUE(fs::exists(b.table));
+  }
+  for (const char* line : {"next x\n", "next 5x\n", "table ../../etc/passwd\n", "table .sst\n"}) {
+    // A manifest with a bad line but a valid checksum: rejected by content, not by checksum.
+    built_store b;
+    std::string body = "bloomery-lsm-manifest 1\n" + std::string(line);
+    char sum[40];
+    std::snprintf(sum, sizeof sum, "checksum %016llx\n",
+                  static_cast<unsigned long long>(XXH3_64bits(body.data(), body.size())));
+    std::ofstream(b.dir.path() / "MANIFEST", std::ios::trunc) << body << sum;
+    const std::string what = error_of([&] { (void)store::open(b.dir.path()); });
+    EXPECT_NE(what.find("MANIFEST"), std::string::npos) << line << ": " << what;
+  }
+  {
     built_store b;
     fs::resize_file(b.dir.path() / "MANIFEST", 20);
     EXPECT_NE(error_of([&] { (void)store::open(b.dir.path()); }).find("MANIFEST"),
