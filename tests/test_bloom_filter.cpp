@@ -84,8 +84,9 @@ TEST(BloomFilter, MayContainManyAgreesWithMayContain) {
   EXPECT_EQ(out3[1], 1);
 }
 
-// Filters past 1 MiB take the batched rounds path (bloom_core.hpp); its answers must equal
-// may_contain's for batches that are mostly absent, mostly present, and mixed.
+// Filters past 1 MiB take the batched paths (bloom_core.hpp): rounds, and the mostly-present path
+// that a batch takes after a mostly-present one. Their answers must equal may_contain's for
+// batches that are mostly absent, mostly present, and mixed, and across the switches between them.
 TEST(BloomFilter, BatchedRoundsAgreeWithMayContainOnLargeFilters) {
   bloom_filter f({.capacity = 1'500'000, .fpr = 0.01});
   ASSERT_GT(f.size_in_bytes(), detail::batch_min_bytes);

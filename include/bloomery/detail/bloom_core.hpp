@@ -66,6 +66,9 @@ inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_
 // at 10^8 keys (bench/): 64 -> 43 ns/key, 128 -> 42, 256 -> 33; the per-key state (about 7 KB)
 // still fits in L1.
 inline constexpr std::size_t batch_size = 256;
+// Keys whose k lines are prefetched together on the mostly-present path: 32 keys of 7 probes keep
+// about as many misses in flight as the memory system tracks (insert_many uses the same).
+inline constexpr std::size_t present_group = 32;
 // Filters smaller than this sit in L1/L2, where the plain loop wins: batching only adds overhead.
 inline constexpr std::uint64_t batch_min_bytes = std::uint64_t{1} << 20;
 
@@ -82,7 +85,9 @@ void check_batch_sizes(const Keys& keys, const Out& out) {
 // round r tests probe r of every key still undecided, drops the keys whose bit is clear (their
 // answer is "no"), and prefetches probe r+1 of the survivors. While one key's line is on its way,
 // the other keys' work runs, so a batch waits for memory about once per round instead of once per
-// probe. Absent keys leave after ~2 rounds, as with early exit in probe_hash. Same answers as
+// probe. Absent keys leave after ~2 rounds, as with early exit in probe_hash. A batch that follows
+// a mostly present one (over 3/4 positives) skips the rounds instead: every key prefetches all its
+// lines, in groups, measured 20-40% faster for a stream of present keys. Same answers as
 // probe_hash on each key; returns how many keys answered "possibly present".
 template <class Keys, class Out>
 std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint64_t m,
@@ -101,8 +106,32 @@ std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint
   std::uint64_t g[batch_size], step[batch_size], pos[batch_size];
   std::uint16_t live[batch_size];
   bool hit[batch_size];
+  hash128 hs[present_group];
+  bool mostly_present = false;  // the previous batch's keys were mostly present
   for (std::size_t base = 0; base < n; base += batch_size) {
     const std::size_t count = std::min(batch_size, n - base);
+    if (mostly_present) {
+      // A stream of mostly present keys (say, a key file queried against its own filter): each
+      // key needs all k probes, so skip the rounds. Hash a small group, prefetch all its lines,
+      // then probe each key in one go, as insert_many does.
+      std::size_t batch_positives = 0;
+      for (std::size_t first = 0; first < count; first += present_group) {
+        const std::size_t last = std::min(count, first + present_group);
+        for (std::size_t j = first; j < last; ++j) {
+          hs[j - first] = hash_key(hash, keys[base + j]);
+          for_each_position(hs[j - first], m, k,
+                            [&](std::uint64_t p) { prefetch(words + (p >> 6)); });
+        }
+        for (std::size_t j = first; j < last; ++j) {
+          const bool h = probe_hash(words, m, k, hs[j - first]);
+          out[base + j] = h;
+          batch_positives += h;
+        }
+      }
+      positives += batch_positives;
+      mostly_present = batch_positives * 4 > count * 3;
+      continue;
+    }
     for (std::size_t j = 0; j < count; ++j) {
       const hash128 h = hash_key(hash, keys[base + j]);
       g[j] = h.low;
@@ -144,10 +173,13 @@ std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint
         prefetch(words + (pos[j] >> 6));
       }
     }
+    std::size_t batch_positives = 0;
     for (std::size_t j = 0; j < count; ++j) {
       out[base + j] = hit[j];
-      positives += hit[j];
+      batch_positives += hit[j];
     }
+    positives += batch_positives;
+    mostly_present = batch_positives * 4 > count * 3;
   }
   return positives;
 }
