@@ -92,6 +92,8 @@ class cuckoo_queries {
   // True once an insert ran out of evictions and parked a fingerprint in the stash: every later
   // insert fails (returns false) until a remove makes room.
   bool is_full() const noexcept { return meta().stash.used; }
+  // The stash itself (its fingerprint and bucket while in use), for tests and tools.
+  const cuckoo_stash& stash() const noexcept { return meta().stash; }
 
   // Stored fingerprints, the stash included: inserted() - removed(). Exact for the filter's
   // content; "approximate" only in that colliding keys cannot be told apart.

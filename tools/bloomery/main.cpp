@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <bloomery/bloomery.hpp>
 #include <cmath>
 #include <concepts>
@@ -671,7 +672,7 @@ int cmd_advise(const advise_args& a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// explain: the classic filter, step by step
+// explain: each kind of filter, step by step
 // ---------------------------------------------------------------------------------------------
 
 struct explain_args {
@@ -773,6 +774,373 @@ int explain_blocked(bloomery::blocked_bloom_filter f, const std::string& file,
   return 0;
 }
 
+// "definitely not present" for a list of zero bits or counters: "bit 7 is" / "bits 3, 9 are".
+std::string zero_list(const char* what, const std::vector<std::uint64_t>& v) {
+  return std::string(what) + (v.size() == 1 ? " " : "s ") + join(v) +
+         (v.size() == 1 ? " is" : " are");
+}
+
+// A counting filter: the classic filter's k positions (detail::for_each_position), each a small
+// counter that insert adds 1 to; a query is "no" when one of its counters is 0.
+std::vector<std::uint64_t> positions_of(const bloomery::counting_bloom_filter& f,
+                                        std::string_view key) {
+  std::vector<std::uint64_t> pos;
+  bloomery::detail::for_each_position(bloomery::hash_key(f.hash(), key), f.counter_count(),
+                                      f.hash_count(), [&](std::uint64_t p) { pos.push_back(p); });
+  return pos;
+}
+
+int explain_counting(bloomery::counting_bloom_filter f, const std::string& file,
+                     const std::vector<std::string>& keys,
+                     const std::vector<std::string>& queries) {
+  std::printf(
+      "The counting Bloom filter %s: m = %llu counters of %u bits (at most %llu), k = %u hash "
+      "functions, %llu counters nonzero.\n",
+      quoted(file).c_str(), static_cast<unsigned long long>(f.counter_count()), f.counter_bits(),
+      static_cast<unsigned long long>(f.counter_max()), f.hash_count(),
+      static_cast<unsigned long long>(f.nonzero_count()));
+  for (const std::string& key : keys) {
+    const auto pos = positions_of(f, key);
+    std::vector<std::uint64_t> before;
+    for (const auto p : pos) before.push_back(f.counter(p));
+    f.insert(key);
+    std::printf("\ninsert %s: its %u hashes give counters %s; add 1 to each.\n",
+                quoted(key).c_str(), f.hash_count(), join(pos).c_str());
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+      const std::uint64_t now = f.counter(pos[i]);
+      std::printf("  counter %llu: %llu -> %llu%s\n", static_cast<unsigned long long>(pos[i]),
+                  static_cast<unsigned long long>(before[i]), static_cast<unsigned long long>(now),
+                  now == f.counter_max() ? " (saturated: it stays there, never decremented)" : "");
+    }
+  }
+  for (const std::string& key : queries) {
+    const auto pos = positions_of(f, key);
+    std::printf("\nquery %s: counters %s\n", quoted(key).c_str(), join(pos).c_str());
+    std::vector<std::uint64_t> zero;
+    for (const auto p : pos) {
+      const std::uint64_t v = f.counter(p);
+      if (v == 0) zero.push_back(p);
+      std::printf("  counter %llu is %llu\n", static_cast<unsigned long long>(p),
+                  static_cast<unsigned long long>(v));
+    }
+    if (!zero.empty()) {
+      std::printf(
+          "  -> definitely not present: %s 0, and every inserted key adds 1 to all of its "
+          "counters.\n",
+          zero_list("counter", zero).c_str());
+    } else {
+      std::printf(
+          "  -> possibly present: all %u counters are nonzero. Other keys may have raised them (a "
+          "false positive); the filter cannot tell.\n",
+          f.hash_count());
+    }
+  }
+  return 0;
+}
+
+// A cuckoo filter: each key has an f-bit fingerprint and two candidate buckets of 4 slots
+// (detail::cuckoo_locate); a query is "maybe" when the fingerprint sits in either bucket or the
+// stash.
+std::string bucket_text(const bloomery::cuckoo_filter& f, std::uint64_t b) {
+  namespace d = bloomery::detail;
+  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  const std::uint64_t bucket = d::read_bucket(f.words().data(), lanes, b);
+  std::string s = "  bucket " + std::to_string(b) + ": [";
+  for (std::uint32_t j = 0; j < d::cuckoo_bucket_slots; ++j) {
+    const std::uint64_t fp = lanes.get(bucket, j);
+    s += (j ? ", " : "") + (fp == 0 ? std::string("-") : std::to_string(fp));
+  }
+  return s + "]";
+}
+
+bool bucket_has(const bloomery::cuckoo_filter& f, std::uint64_t b, std::uint64_t fp) {
+  namespace d = bloomery::detail;
+  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  return lanes.matching_slots(d::read_bucket(f.words().data(), lanes, b), fp) != 0;
+}
+
+bool bucket_has_room(const bloomery::cuckoo_filter& f, std::uint64_t b) {
+  namespace d = bloomery::detail;
+  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  return lanes.zero_slots(d::read_bucket(f.words().data(), lanes, b)) != 0;
+}
+
+std::string stash_text(const bloomery::cuckoo_filter& f) {
+  const auto& s = f.stash();
+  if (!s.used) return "empty";
+  return "fingerprint " + std::to_string(s.fingerprint) + " for bucket " + std::to_string(s.bucket);
+}
+
+bloomery::detail::cuckoo_position cuckoo_place(const bloomery::cuckoo_filter& f,
+                                               std::string_view key) {
+  return bloomery::detail::cuckoo_locate(bloomery::hash_key(f.hash(), key), f.fingerprint_bits(),
+                                         f.bucket_count());
+}
+
+// How i2 follows from i1 and the fingerprint (detail::cuckoo_alt_bucket).
+std::string alt_text(const bloomery::cuckoo_filter& f, const bloomery::detail::cuckoo_position& p) {
+  namespace d = bloomery::detail;
+  const std::uint64_t nb = f.bucket_count();
+  const std::uint64_t t = d::reduce(d::cuckoo_fingerprint_mix(p.fp), nb);
+  const std::uint64_t diff = t >= p.i1 ? t - p.i1 : t + nb - p.i1;
+  const std::string n = std::to_string(nb);
+  std::string s = "i1 is the key's hash mapped onto the " + n + " buckets; i2 = (t - i1) mod " + n +
+                  " = (" + std::to_string(t) + " - " + std::to_string(p.i1) + ") mod " + n + " = " +
+                  std::to_string(diff) + ", where t = " + std::to_string(t) + " is H(" +
+                  std::to_string(p.fp) + ") mapped onto the buckets";
+  if (diff != p.i2) {
+    s += "; that is i1 itself, so i2 is its partner " + std::to_string(p.i2) + " = i1 +- " +
+         std::to_string(nb / 2);
+  }
+  return s +
+         ". The same rule maps i2 back to i1, so a fingerprint and either bucket give the other";
+}
+
+int explain_cuckoo(bloomery::cuckoo_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+  std::printf(
+      "The cuckoo filter %s: %llu buckets of %u slots, fingerprints of f = %u bits, %llu stored, "
+      "stash %s.\n",
+      quoted(file).c_str(), static_cast<unsigned long long>(f.bucket_count()),
+      bloomery::cuckoo_filter::bucket_slots, f.fingerprint_bits(),
+      static_cast<unsigned long long>(f.approximate_count()), stash_text(f).c_str());
+  for (const std::string& key : keys) {
+    const auto p = cuckoo_place(f, key);
+    std::printf("\ninsert %s: fingerprint %llu (%u bits, never 0), i1 = %llu, i2 = %llu.\n",
+                quoted(key).c_str(), static_cast<unsigned long long>(p.fp), f.fingerprint_bits(),
+                static_cast<unsigned long long>(p.i1), static_cast<unsigned long long>(p.i2));
+    std::printf("  %s.\n", alt_text(f, p).c_str());
+    const bool room1 = bucket_has_room(f, p.i1);
+    const bool room2 = bucket_has_room(f, p.i2);
+    const bool was_full = f.is_full();
+    if (!f.insert(key)) {
+      std::printf("  -> refused: the table is full (the stash is in use); nothing changed.\n");
+      continue;
+    }
+    if (room1) {
+      std::printf("  bucket %llu has a free slot: store %llu there.\n",
+                  static_cast<unsigned long long>(p.i1), static_cast<unsigned long long>(p.fp));
+    } else if (room2) {
+      std::printf("  bucket %llu is full; bucket %llu has a free slot: store %llu there.\n",
+                  static_cast<unsigned long long>(p.i1), static_cast<unsigned long long>(p.i2),
+                  static_cast<unsigned long long>(p.fp));
+    } else {
+      std::printf(
+          "  both buckets are full: evict a fingerprint to make room, and move each evicted one "
+          "to its other bucket (at most %u moves).\n",
+          f.max_kicks());
+    }
+    std::printf("%s\n", bucket_text(f, p.i1).c_str());
+    if (p.i2 != p.i1) std::printf("%s\n", bucket_text(f, p.i2).c_str());
+    if (f.is_full() && !was_full) {
+      std::printf("  the moves ran out: the last evicted fingerprint went to the stash (%s).\n",
+                  stash_text(f).c_str());
+    }
+  }
+  for (const std::string& key : queries) {
+    namespace d = bloomery::detail;
+    const auto p = cuckoo_place(f, key);
+    std::printf("\nquery %s: fingerprint %llu, buckets i1 = %llu and i2 = %llu\n",
+                quoted(key).c_str(), static_cast<unsigned long long>(p.fp),
+                static_cast<unsigned long long>(p.i1), static_cast<unsigned long long>(p.i2));
+    std::vector<std::uint64_t> holders;
+    std::vector<std::uint64_t> buckets{p.i1};
+    if (p.i2 != p.i1) buckets.push_back(p.i2);  // i2 = i1 only in a table of odd bucket count
+    for (const std::uint64_t b : buckets) {
+      const bool has = bucket_has(f, b, p.fp);
+      if (has) holders.push_back(b);
+      std::printf("%s%s\n", bucket_text(f, b).c_str(),
+                  has ? (" <- holds " + std::to_string(p.fp)).c_str() : "");
+    }
+    const bool stashed = f.stash().holds(p);
+    if (f.stash().used) {
+      std::printf("  stash: %s%s\n", stash_text(f).c_str(),
+                  stashed ? (" <- holds " + std::to_string(p.fp)).c_str() : "");
+    }
+    const d::cuckoo_lanes lanes(f.fingerprint_bits());
+    if (d::cuckoo_probe(f.words().data(), lanes, f.stash(), p)) {
+      std::printf(
+          "  -> possibly present: fingerprint %llu is in %s. Another key with the same "
+          "fingerprint and buckets would look the same (a false positive); the filter cannot "
+          "tell.\n",
+          static_cast<unsigned long long>(p.fp),
+          holders.empty()
+              ? "the stash"
+              : ((holders.size() == 1 ? "bucket " : "buckets ") + join(holders)).c_str());
+    } else {
+      std::printf(
+          "  -> definitely not present: fingerprint %llu is in neither bucket nor the stash, and "
+          "an inserted key's fingerprint always stays in one of its two buckets (or the "
+          "stash).\n",
+          static_cast<unsigned long long>(p.fp));
+    }
+  }
+  return 0;
+}
+
+// A scalable filter: a stack of classic sub-filters; inserts go to the newest (a new one is added
+// when it is full), queries probe the newest first and stop at the first "maybe".
+std::vector<std::uint64_t> positions_of(const bloomery::bloom_filter::view& f,
+                                        std::string_view key) {
+  std::vector<std::uint64_t> pos;
+  bloomery::detail::for_each_position(bloomery::hash_key(f.hash(), key), f.bit_count(),
+                                      f.hash_count(), [&](std::uint64_t p) { pos.push_back(p); });
+  return pos;
+}
+
+std::string sub_filter_text(const bloomery::scalable_bloom_filter& f, std::size_t i) {
+  const auto s = f.sub_filter(i);
+  return "sub-filter " + std::to_string(i) + " (m = " + std::to_string(s.bit_count()) +
+         " bits, k = " + std::to_string(s.hash_count()) + ", " + std::to_string(s.inserted()) +
+         " of " + std::to_string(s.capacity()) + " keys)";
+}
+
+// The newest sub-filter that answers "maybe" for the key, if any.
+std::optional<std::size_t> answering_sub_filter(const bloomery::scalable_bloom_filter& f,
+                                                std::string_view key) {
+  for (std::size_t i = f.sub_filter_count(); i-- > 0;) {
+    if (f.sub_filter(i).may_contain(key)) return i;
+  }
+  return std::nullopt;
+}
+
+int explain_scalable(bloomery::scalable_bloom_filter f, const std::string& file,
+                     const std::vector<std::string>& keys,
+                     const std::vector<std::string>& queries) {
+  std::printf(
+      "The scalable Bloom filter %s: %zu sub-filter%s (growth %s, tightening %s), %llu keys.\n",
+      quoted(file).c_str(), f.sub_filter_count(), f.sub_filter_count() == 1 ? "" : "s",
+      fmt_real(f.options().growth).c_str(), fmt_real(f.options().tightening).c_str(),
+      static_cast<unsigned long long>(f.inserted()));
+  for (std::size_t i = f.sub_filter_count(); i-- > 0;) {
+    std::printf("  %s\n", sub_filter_text(f, i).c_str());
+  }
+  for (const std::string& key : keys) {
+    if (const auto at = answering_sub_filter(f, key)) {
+      const bool added = f.insert(key);  // false: the filter skips keys it may already hold
+      std::printf("\ninsert %s: sub-filter %zu already answers \"possibly present\"; %s.\n",
+                  quoted(key).c_str(), *at,
+                  added ? "inserted anyway" : "not inserted again (the filter skips it)");
+      continue;
+    }
+    const std::size_t before = f.sub_filter_count();
+    const std::string newest = sub_filter_text(f, before - 1);
+    f.insert(key);
+    const std::size_t last = f.sub_filter_count() - 1;
+    const auto pos = positions_of(f.sub_filter(last), key);
+    if (f.sub_filter_count() != before) {
+      std::printf(
+          "\ninsert %s: the newest, %s, is full: add sub-filter %zu (m = %llu bits, k = "
+          "%u); its %u hashes give bits %s; set them to 1.\n",
+          quoted(key).c_str(), newest.c_str(), last,
+          static_cast<unsigned long long>(f.sub_filter(last).bit_count()),
+          f.sub_filter(last).hash_count(), f.sub_filter(last).hash_count(), join(pos).c_str());
+    } else {
+      std::printf(
+          "\ninsert %s: goes to the newest, sub-filter %zu; its %u hashes give bits %s; "
+          "set them to 1.\n",
+          quoted(key).c_str(), last, f.sub_filter(last).hash_count(), join(pos).c_str());
+    }
+  }
+  for (const std::string& key : queries) {
+    std::printf("\nquery %s: probe the sub-filters newest first\n", quoted(key).c_str());
+    std::optional<std::size_t> answered;
+    for (std::size_t i = f.sub_filter_count(); i-- > 0;) {
+      const auto s = f.sub_filter(i);
+      const auto pos = positions_of(s, key);
+      std::vector<std::uint64_t> clear;
+      for (const auto p : pos) {
+        if (!bit_set_in(s.words(), p)) clear.push_back(p);
+      }
+      std::printf("  sub-filter %zu: bits %s -> %s\n", i, join(pos).c_str(),
+                  clear.empty() ? "all 1: possibly here"
+                                : (zero_list("bit", clear) + " 0: not here").c_str());
+      if (s.may_contain(key)) {
+        answered = i;
+        if (i != 0) std::printf("  (the older sub-filters are not probed)\n");
+        break;
+      }
+    }
+    if (answered) {
+      std::printf(
+          "  -> possibly present: sub-filter %zu answered (all %u of its bits are 1). They may "
+          "have been set by other keys (a false positive); the filter cannot tell.\n",
+          *answered, f.sub_filter(*answered).hash_count());
+    } else {
+      std::printf(
+          "  -> definitely not present: every sub-filter has a 0 bit, and every inserted key "
+          "sets all of its bits in the sub-filter it went to.\n");
+    }
+  }
+  return 0;
+}
+
+// A static (binary fuse) filter: each key has an f-bit fingerprint and three slots, one in each
+// of three consecutive segments (detail::fuse_positions); the build made the XOR of a member's
+// three slots equal its fingerprint.
+template <class Slot>
+void explain_static_query(const bloomery::static_filter& f, const std::string& key) {
+  namespace d = bloomery::detail;
+  const d::fuse_layout layout{f.segment_length(), f.segment_count(), f.array_length()};
+  const auto* slots = reinterpret_cast<const unsigned char*>(f.fingerprint_bytes().data());
+  const std::uint64_t x = d::fuse_hash(bloomery::hash_key(f.hash(), key), f.construction_seed());
+  const d::fuse_slots at = d::fuse_positions(x, layout);
+  const auto fp = static_cast<unsigned>(d::fuse_fingerprint<Slot>(x));
+  const int w = static_cast<int>(sizeof(Slot) * 2);
+  std::printf(
+      "\nquery %s: fingerprint 0x%0*x, slots %llu, %llu, %llu (segments %llu, %llu, %llu)\n",
+      quoted(key).c_str(), w, fp, static_cast<unsigned long long>(at.at[0]),
+      static_cast<unsigned long long>(at.at[1]), static_cast<unsigned long long>(at.at[2]),
+      static_cast<unsigned long long>(at.at[0] / layout.segment_length),
+      static_cast<unsigned long long>(at.at[1] / layout.segment_length),
+      static_cast<unsigned long long>(at.at[2] / layout.segment_length));
+  unsigned sum = 0;
+  std::string terms;
+  for (const std::uint64_t i : at.at) {
+    const auto v = static_cast<unsigned>(d::load_slot<Slot>(slots, i));
+    sum ^= v;
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%0*x", w, v);
+    terms += (terms.empty() ? "" : " ^ ") + std::string(hex);
+    std::printf("  slot %llu holds %s\n", static_cast<unsigned long long>(i), hex);
+  }
+  std::printf("  XOR of the three slots: %s = 0x%0*x\n", terms.c_str(), w, sum);
+  if (d::fuse_probe<Slot>(slots, layout, x)) {
+    std::printf(
+        "  -> possibly present: the XOR equals the fingerprint 0x%0*x. An absent key matches by "
+        "chance with probability 2^-%u (a false positive); the filter cannot tell.\n",
+        w, fp, f.fingerprint_bits());
+  } else {
+    std::printf(
+        "  -> definitely not present: the XOR is not the fingerprint 0x%0*x, and the build made "
+        "the XOR equal the fingerprint for every key of its set.\n",
+        w, fp);
+  }
+}
+
+int explain_static(const bloomery::static_filter& f, const std::string& file,
+                   const std::vector<std::string>& queries) {
+  std::printf(
+      "The static (binary fuse) filter %s: %llu keys, %u-bit fingerprints in %llu slots (%llu "
+      "segments of %u), built once from its keys: it takes no inserts.\n",
+      quoted(file).c_str(), static_cast<unsigned long long>(f.key_count()), f.fingerprint_bits(),
+      static_cast<unsigned long long>(f.array_length()),
+      static_cast<unsigned long long>(f.array_length() /
+                                      std::max<std::uint32_t>(1, f.segment_length())),
+      f.segment_length());
+  for (const std::string& key : queries) {
+    if (f.array_length() == 0) {
+      std::printf("\nquery %s\n  -> definitely not present: the filter holds no keys.\n",
+                  quoted(key).c_str());
+    } else if (f.fingerprint_bits() == 8) {
+      explain_static_query<std::uint8_t>(f, key);
+    } else {
+      explain_static_query<std::uint16_t>(f, key);
+    }
+  }
+  return 0;
+}
+
 int cmd_explain(const explain_args& a) {
   std::vector<std::string> keys = a.args;
   std::optional<bloomery::bloom_filter> f;
@@ -792,12 +1160,24 @@ int cmd_explain(const explain_args& a) {
     if (auto* bb = std::get_if<bloomery::blocked_bloom_filter>(&loaded)) {
       return explain_blocked(std::move(*bb), file, keys, a.queries);
     }
-    auto* bf = std::get_if<bloomery::bloom_filter>(&loaded);
-    if (bf == nullptr) {
-      throw cli_error(quoted(file) + ": explain works on bloom and blocked filters; this is a " +
-                      kind_name(loaded) + " filter");
+    if (auto* cb = std::get_if<bloomery::counting_bloom_filter>(&loaded)) {
+      return explain_counting(std::move(*cb), file, keys, a.queries);
     }
-    f.emplace(std::move(*bf));
+    if (auto* cf = std::get_if<bloomery::cuckoo_filter>(&loaded)) {
+      return explain_cuckoo(std::move(*cf), file, keys, a.queries);
+    }
+    if (auto* sb = std::get_if<bloomery::scalable_bloom_filter>(&loaded)) {
+      return explain_scalable(std::move(*sb), file, keys, a.queries);
+    }
+    if (auto* st = std::get_if<bloomery::static_filter>(&loaded)) {
+      if (!keys.empty()) {
+        throw cli_error(
+            quoted(file) + ": a static filter takes no inserts, so explain cannot insert " +
+            quoted(std::as_const(keys).front()) + "; give the keys to test with --query");
+      }
+      return explain_static(*st, file, a.queries);
+    }
+    f.emplace(std::get<bloomery::bloom_filter>(std::move(loaded)));
     std::printf("The Bloom filter %s: m = %llu bits, k = %u hash functions, %llu bits set.\n",
                 quoted(file).c_str(), static_cast<unsigned long long>(f->bit_count()),
                 f->hash_count(), static_cast<unsigned long long>(f->set_bit_count()));
@@ -961,17 +1341,19 @@ int run(int argc, char** argv) {
 
   explain_args ex;
   auto* c_ex = app.add_subcommand(
-      "explain", "teaching mode: the bits each key sets and why a query says no or maybe");
+      "explain", "teaching mode: where each key goes and why a query says no or maybe");
   c_ex->add_option("-m,--bits", ex.m, "bits of a new, empty Bloom filter");
   c_ex->add_option("-k,--hashes", ex.k, "hash functions of that filter");
   c_ex->add_option("--seed", ex.seed, "hash seed of the new filter (default: the library's)");
   c_ex->add_option("args", ex.args,
-                   "[FILE] KEY...: keys to insert (into FILE's filter, in memory)");
+                   "[FILE] KEY...: keys to insert (into FILE's filter, in memory; not static)");
   c_ex->add_option("--query", ex.queries, "keys to query after the inserts");
   c_ex->footer(
       "Examples:\n"
       "  bloomery explain -m 32 -k 3 example.com --query example.com nonexistent.com\n"
-      "  bloomery explain urls.bloom --query example.com");
+      "  bloomery explain urls.bloom --query example.com\n"
+      "  bloomery explain sessions.cbf new-key --query new-key old-key\n"
+      "  bloomery explain sstable.flt --query k1 k2   (static: no inserts, queries only)");
 
   // CLI11 would report an unknown command as "A subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {

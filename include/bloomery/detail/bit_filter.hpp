@@ -18,6 +18,7 @@
 #include <cstring>
 #include <limits>
 #include <ranges>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -289,6 +290,10 @@ template <class Layout>
 class basic_bit_filter<Layout>::view : public bit_filter_queries<Layout, view> {
  public:
   view(bloom_meta meta, const std::uint64_t* words) : meta_(std::move(meta)), words_(words) {}
+  // The raw words, as the owning filter's words(), for tests and tools.
+  std::span<const std::uint64_t> words() const noexcept {
+    return {words_, words_for_bits(meta_.bits)};
+  }
 
  private:
   friend class bit_filter_queries<Layout, view>;

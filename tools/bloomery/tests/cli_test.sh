@@ -327,8 +327,6 @@ out_has "The Bloom filter 'a.bf': m = 1438 bits, k = 10 hash functions"
 out_has "query 'a1': bits"
 out_has "-> possibly present: all 10 bits are 1."
 out_has "-> definitely not present"
-run 2 explain cuckoo.f x
-err_line "'cuckoo.f': explain works on bloom and blocked filters; this is a cuckoo filter"
 # a blocked filter: the block and the bits inside it; the answers agree with query
 printf 'a1\na2\n' >bk.txt
 run 0 build -q --kind blocked -n 100 -p 0.01 -o bk.bf bk.txt
@@ -342,6 +340,96 @@ run 0 explain bk.bf zz-absent --query zz-absent # inserted in memory only
 out_has "insert 'zz-absent': block "
 out_has "-> possibly present"
 run_in 1 'zz-absent\n' query bk.bf # the file is unchanged
+# The other kinds. verdict KEY: the "-> ..." line explain printed for --query KEY (from ex.out).
+verdict() { awk -v q="query '$1'" '$0 == q || index($0, q ":") == 1 {on = 1} on && /^  -> / {print; exit}' ex.out; }
+# explain_agrees FILE KEY...: for each --query KEY, explain's verdict is what 'bloomery query' says.
+explain_agrees() {
+  local file=$1 key v
+  shift
+  for key in "$@"; do
+    n=$((n + 1))
+    v=$(verdict "$key")
+    if printf '%s\n' "$key" | "$B" query "$file" >/dev/null 2>&1; then
+      [[ $v == "  -> possibly present"* ]] || fail "explain $file: query finds '$key', explain says '$v'"
+    else
+      [[ $v == "  -> definitely not present"* ]] || fail "explain $file: query lacks '$key', explain says '$v'"
+    fi
+  done
+}
+# possibly KEY / definitely_not KEY: explain's verdict for --query KEY.
+possibly() { [[ $(verdict "$1") == "  -> possibly present"* ]] || fail "explain: '$1' is not possibly present"; }
+definitely_not() { [[ $(verdict "$1") == "  -> definitely not present"* ]] || fail "explain: '$1' is not definitely absent"; }
+for kind in counting cuckoo scalable static; do
+  run 0 build -q --kind "$kind" -n 100 -p 0.01 -o "ex-$kind.f" bk.txt
+  run_in 0 'a1\n' query "ex-$kind.f"
+  run_in 1 'zz-absent\n' query "ex-$kind.f"
+done
+# counting: the k counters of each key and their values
+run 0 explain ex-counting.f new1 --query new1 a1 a2 zz-absent
+cp out ex.out
+err_empty
+out_has "The counting Bloom filter 'ex-counting.f': m = "
+out_has "insert 'new1': its "
+grep -qE "^  counter [0-9]+: 0 -> 1$" out || fail "counting explain: no 'counter N: 0 -> 1' line"
+out_has "query 'a1': counters "
+grep -qE "^  counter [0-9]+ is 0$" out || fail "counting explain: no 'counter N is 0' line"
+out_has "-> definitely not present: counter"
+possibly new1
+possibly a1
+definitely_not zz-absent
+explain_agrees ex-counting.f a1 a2 zz-absent
+# cuckoo: fingerprint, the two buckets, how i2 follows from i1, the bucket contents
+run 0 explain ex-cuckoo.f new1 --query new1 a1 a2 zz-absent
+cp out ex.out
+err_empty
+out_has "The cuckoo filter 'ex-cuckoo.f': "
+grep -qE "^insert 'new1': fingerprint [0-9]+ \([0-9]+ bits, never 0\), i1 = [0-9]+, i2 = [0-9]+\.$" out ||
+  fail "cuckoo explain: no fingerprint/i1/i2 line for the insert"
+out_has "i2 = (t - i1) mod "
+grep -qE "^  bucket [0-9]+: \[[-0-9, ]+\] <- holds [0-9]+$" out || fail "cuckoo explain: no bucket contents"
+grep -qE "^query 'zz-absent': fingerprint [0-9]+, buckets i1 = [0-9]+ and i2 = [0-9]+$" out ||
+  fail "cuckoo explain: no query line"
+possibly new1
+possibly a1
+definitely_not zz-absent
+explain_agrees ex-cuckoo.f a1 a2 zz-absent
+# scalable: the sub-filter each insert goes to; the sub-filters probed, newest first
+run 0 explain ex-scalable.f new1 a1 --query new1 a1 a2 zz-absent
+cp out ex.out
+err_empty
+out_has "The scalable Bloom filter 'ex-scalable.f': 1 sub-filter"
+out_has "insert 'new1': goes to the newest, sub-filter 0; its "
+out_has "insert 'a1': sub-filter 0 already answers \"possibly present\"; not inserted again"
+grep -qE "^  sub-filter 0: bits [0-9, ]+ -> bits? [0-9, ]+ (is|are) 0: not here$" out ||
+  fail "scalable explain: no sub-filter probe line with a 0 bit"
+out_has "-> possibly present: sub-filter 0 answered"
+possibly new1
+possibly a1
+definitely_not zz-absent
+explain_agrees ex-scalable.f a1 a2 zz-absent
+printf 'a1\na2\na3\n' >sc.txt # capacity 2: the third key starts sub-filter 1
+run 0 build -q --kind scalable -n 2 -p 0.01 -o sc2.f sc.txt
+run 0 explain sc2.f --query a1 a2 a3 zz-absent
+cp out ex.out
+out_has "The scalable Bloom filter 'sc2.f': 2 sub-filters"
+out_has "  sub-filter 1: bits "
+out_has "  sub-filter 0: bits "
+explain_agrees sc2.f a1 a2 a3 zz-absent
+# static: no inserts; each query's fingerprint, three slots and their XOR
+run 0 explain ex-static.f --query a1 a2 zz-absent
+cp out ex.out
+err_empty
+out_has "The static (binary fuse) filter 'ex-static.f': 2 keys, 8-bit fingerprints"
+grep -qE "^query 'a1': fingerprint 0x[0-9a-f]{2}, slots [0-9]+, [0-9]+, [0-9]+ \(segments [0-9]+, [0-9]+, [0-9]+\)$" out ||
+  fail "static explain: no fingerprint/slots line"
+grep -qE "^  slot [0-9]+ holds 0x[0-9a-f]{2}$" out || fail "static explain: no slot value line"
+grep -qE "^  XOR of the three slots: 0x[0-9a-f]{2} \^ 0x[0-9a-f]{2} \^ 0x[0-9a-f]{2} = 0x[0-9a-f]{2}$" out ||
+  fail "static explain: no XOR line"
+possibly a1
+definitely_not zz-absent
+explain_agrees ex-static.f a1 a2 zz-absent
+run 2 explain ex-static.f a1 --query a1 # a static filter takes no inserts
+err_line "'ex-static.f': a static filter takes no inserts, so explain cannot insert 'a1'; give the keys to test with --query"
 run 2 explain -m 32 x
 err_line "-m and -k go together"
 run 2 explain -m 0 -k 3 x
