@@ -90,8 +90,11 @@ TEST(CuckooFilter, SizedFromCapacityAndFpr) {
   EXPECT_EQ(f.capacity(), 1'000'000u);
   EXPECT_DOUBLE_EQ(f.target_fpr(), 0.01);
   EXPECT_EQ(f.hash().seed(), default_seed);
-  // 4f bits per bucket, packed, plus one zero word, rounded up to whole cache lines.
-  EXPECT_EQ(f.size_in_bytes(), (40 * f.bucket_count() + 64 + 511) / 512 * 64);
+  // Semi-sorted: 4f - 4 bits per bucket, packed, plus one zero word, rounded up to whole cache
+  // lines.
+  EXPECT_TRUE(f.semi_sorted());
+  EXPECT_EQ(f.bucket_bits(), 36u);
+  EXPECT_EQ(f.size_in_bytes(), (36 * f.bucket_count() + 64 + 511) / 512 * 64);
   EXPECT_EQ(f.words().size() * 8, f.size_in_bytes());
   EXPECT_EQ(cuckoo_filter({.capacity = 1'000'000, .fpr = 0.001}).fingerprint_bits(), 13u);
 
@@ -101,7 +104,7 @@ TEST(CuckooFilter, SizedFromCapacityAndFpr) {
   EXPECT_DOUBLE_EQ(plan.expected_fpr,
                    detail::cuckoo_fpr_model(10, 1e6 / static_cast<double>(f.slot_count())));
   EXPECT_LT(plan.expected_fpr, 0.01);
-  EXPECT_EQ(plan.parameters, "f=10 buckets=263554 kicks=2000");
+  EXPECT_EQ(plan.parameters, "f=10 buckets=263554 kicks=2000 semi-sorted");
 }
 
 TEST(CuckooFilter, ExplicitParameters) {
@@ -113,6 +116,40 @@ TEST(CuckooFilter, ExplicitParameters) {
   EXPECT_EQ(f.capacity(), 3803u);  // floor(0.95 * 4 * 1001)
   EXPECT_DOUBLE_EQ(f.target_fpr(), detail::cuckoo_fpr_model(7, 3803.0 / 4004.0));
   EXPECT_EQ(f.size_in_bytes(), (28 * 1001 + 64 + 511) / 512 * 64);
+  EXPECT_FALSE(f.semi_sorted());  // plain buckets unless asked for
+  EXPECT_EQ(f.bucket_bits(), 28u);
+  const cuckoo_filter s(
+      {.fingerprint_bits = 7, .buckets = 1001, .max_kicks = 50, .semi_sorted = true}, 99);
+  EXPECT_TRUE(s.semi_sorted());
+  EXPECT_EQ(s.bucket_bits(), 24u);
+  EXPECT_EQ(s.capacity(), 3803u);
+  EXPECT_DOUBLE_EQ(s.target_fpr(), f.target_fpr());  // same f, same rate
+  EXPECT_EQ(s.size_in_bytes(), (24 * 1001 + 64 + 511) / 512 * 64);
+  EXPECT_NE(s, cuckoo_filter({.fingerprint_bits = 7, .buckets = 1001, .max_kicks = 50}, 99));
+}
+
+// Sized from a target, the filter takes semi-sorted buckets whenever they make it smaller. A tiny
+// table whose two layouts round up to the same number of 64-byte lines stays plain (same bytes,
+// faster).
+TEST(CuckooFilter, SemiSortedWhenItSavesBytes) {
+  for (const std::uint64_t n : {1ULL, 10ULL, 100ULL, 101ULL, 1000ULL, 200'000ULL}) {
+    for (const double p : {0.5, 0.01, 0.001, 0.0002}) {
+      const cuckoo_filter f({.capacity = n, .fpr = p});
+      const std::uint32_t fb = f.fingerprint_bits();
+      const std::uint64_t plain =
+          detail::words_for_bits(detail::cuckoo_storage_bits(fb, f.bucket_count(), false)) * 8;
+      const std::uint64_t semi =
+          detail::words_for_bits(detail::cuckoo_storage_bits(fb, f.bucket_count(), true)) * 8;
+      EXPECT_EQ(f.semi_sorted(), semi < plain) << n << " " << p;
+      EXPECT_EQ(f.size_in_bytes(), std::min(plain, semi));
+      EXPECT_EQ(cuckoo_filter::plan({n, p}).bytes, f.size_in_bytes());
+      if (n >= 1000) {
+        EXPECT_TRUE(f.semi_sorted()) << n << " " << p;
+      }
+    }
+  }
+  // 100 keys at 1%: 32 buckets, 1280 or 1152 table bits, both 192 bytes with the zero word.
+  EXPECT_FALSE(cuckoo_filter({.capacity = 100, .fpr = 0.01}).semi_sorted());
 }
 
 // f is the smallest width whose model rate at 95% load, 1 - exp(-7.6 / (2^f - 1)), reaches p.
@@ -153,41 +190,61 @@ TEST(CuckooFilter, BucketCountRunsAtAbout95PercentLoad) {
   EXPECT_FALSE(std::has_single_bit(cuckoo_filter::buckets_for(1'000'000)));
 }
 
-// At 0.1% the cuckoo filter beats the classic filter's 14.38 bits per key.
+// At 0.1% the cuckoo filter beats the classic filter's 14.38 bits per key: 12.68 semi-sorted,
+// 13.73 with plain buckets.
 TEST(CuckooFilter, SmallerThanTheClassicFilterAtOneTenthPercent) {
   const target t{.capacity = 200'000, .fpr = 0.001};
   const cuckoo_filter f(t);
   const double bits_per_key = 8.0 * static_cast<double>(f.size_in_bytes()) / 200'000;
   EXPECT_LT(bits_per_key, 14.38);
-  EXPECT_NEAR(bits_per_key, 13.0 / 0.9468, 0.01);  // f / load
+  EXPECT_NEAR(bits_per_key, 12.0 / 0.9468, 0.01);  // (f - 1) / load
   EXPECT_LT(f.size_in_bytes(), bloom_filter::plan(t).bytes);
-  // At 1% it is not: 10-bit fingerprints at 95% load cost 10.5 bits against 9.6.
+  const cuckoo_filter plain(
+      {.fingerprint_bits = f.fingerprint_bits(), .buckets = f.bucket_count()});
+  EXPECT_NEAR(8.0 * static_cast<double>(plain.size_in_bytes()) / 200'000, 13.0 / 0.9468, 0.01);
+  // At 1% semi-sorting makes it smaller too (9 bits per fingerprint at 95% load: 9.49 bits per key
+  // against 9.59; plain buckets would take 10.5); at 5% it is not (7.4 against 6.2).
   const target one{.capacity = 200'000, .fpr = 0.01};
-  EXPECT_GT(cuckoo_filter::plan(one).bytes, bloom_filter::plan(one).bytes);
+  EXPECT_LT(cuckoo_filter::plan(one).bytes, bloom_filter::plan(one).bytes);
+  const target five{.capacity = 200'000, .fpr = 0.05};
+  EXPECT_GT(cuckoo_filter::plan(five).bytes, bloom_filter::plan(five).bytes);
 }
 
-// Sweeps p and compares plan() bytes with the classic filter's. Because f is an integer, the
-// cuckoo filter's cost is a staircase (one step per halving of p) while the classic filter's
-// grows smoothly, so the two cross many times: the cuckoo filter is first smaller at about 0.38%
-// (just below the top of the f = 11 step, as theory's ~0.4% predicts), and smaller at every p
-// below about 0.083%.
+// Sweeps p from 5% down and compares plan() bytes with the classic filter's. Because f is an
+// integer, the cuckoo filter's cost is a staircase (one step per halving of p) while the classic
+// filter's grows smoothly, so the two cross many times. Semi-sorted (the default), the cuckoo
+// filter is first smaller at about 1.74% (f = 9) and smaller at every p below about 0.63%. With
+// plain buckets (one bit more per fingerprint), first at about 0.38% (just below the top of the f =
+// 11 step, as theory's ~0.4% predicts) and at every p below about 0.083%.
 TEST(CuckooFilter, CrossoverWithTheClassicFilter) {
   const std::uint64_t n = 1'000'000;
-  double first_smaller = 0, smaller_from = 0;
+  struct crossing {
+    double first_smaller = 0, smaller_from = 0;
+    void add(double p, bool smaller) {
+      if (smaller && first_smaller == 0) first_smaller = p;
+      if (!smaller) smaller_from = 0;
+      if (smaller && smaller_from == 0) smaller_from = p;
+    }
+  } semi, plain;
   for (int i = 0;; ++i) {
     const double p = std::pow(10.0, -1.3 - 0.001 * i);
     if (p < cuckoo_filter::min_fpr()) break;
-    const bool smaller =
-        cuckoo_filter::plan({.capacity = n, .fpr = p}).bytes < bloom_filter::plan({n, p}).bytes;
-    if (smaller && first_smaller == 0) first_smaller = p;
-    if (!smaller) smaller_from = 0;
-    if (smaller && smaller_from == 0) smaller_from = p;
+    const std::uint64_t bloom_bytes = bloom_filter::plan({n, p}).bytes;
+    semi.add(p, cuckoo_filter::plan({.capacity = n, .fpr = p}).bytes < bloom_bytes);
+    const std::uint64_t plain_bytes =
+        detail::words_for_bits(detail::cuckoo_storage_bits(cuckoo_filter::fingerprint_bits_for(p),
+                                                           cuckoo_filter::buckets_for(n), false)) *
+        8;
+    plain.add(p, plain_bytes < bloom_bytes);
   }
-  EXPECT_NEAR(first_smaller, 0.0038, 0.0001);
-  EXPECT_NEAR(smaller_from, 0.00083, 0.00002);
+  EXPECT_NEAR(semi.first_smaller, 0.0174, 0.0002);
+  EXPECT_NEAR(semi.smaller_from, 0.0063, 0.0001);
+  EXPECT_NEAR(plain.first_smaller, 0.0038, 0.0001);
+  EXPECT_NEAR(plain.smaller_from, 0.00083, 0.00002);
   std::printf(
-      "cuckoo vs classic at n = 10^6: first smaller at p = %.5f, smaller for all p <= %.6f\n",
-      first_smaller, smaller_from);
+      "cuckoo vs classic at n = 10^6: semi-sorted first smaller at p = %.5f, smaller for all "
+      "p <= %.6f; plain first smaller at p = %.5f, for all p <= %.6f\n",
+      semi.first_smaller, semi.smaller_from, plain.first_smaller, plain.smaller_from);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,6 +376,104 @@ TEST(CuckooFilter, SlotDetectorsAreExact) {
   }
 }
 
+// Semi-sorted buckets: every sorted multiset of 4 nibbles has its own code in [0, 3876), the
+// codes decode back to it, and no other code is used.
+TEST(CuckooFilter, SemiSortCodesAreABijection) {
+  const auto& t = detail::cuckoo_semisort;
+  std::vector<int> seen(4096, 0);
+  std::uint32_t multisets = 0;
+  for (std::uint32_t a = 0; a < 16; ++a)
+    for (std::uint32_t b = a; b < 16; ++b)
+      for (std::uint32_t c = b; c < 16; ++c)
+        for (std::uint32_t d = c; d < 16; ++d) {
+          const std::uint32_t code = t.rank[0][a] + t.rank[1][b] + t.rank[2][c] + t.rank[3][d];
+          ASSERT_LT(code, detail::cuckoo_semisort_codes);
+          ASSERT_EQ(t.nibbles[code], a | b << 4 | c << 8 | d << 12) << code;
+          ++seen[code];
+          ++multisets;
+        }
+  EXPECT_EQ(multisets, 3876u);  // C(19, 4)
+  for (std::uint32_t code = 0; code < 4096; ++code) {
+    ASSERT_EQ(seen[code], code < 3876 ? 1 : 0) << code;
+    if (code >= 3876) {
+      ASSERT_EQ(t.nibbles[code], 0u);
+    }
+  }
+  EXPECT_EQ(t.rank[0][0] + t.rank[1][0] + t.rank[2][0] + t.rank[3][0], 0u);  // empty bucket: 0
+  // Through the lanes, for 4-bit fingerprints (no low bits) every bucket in every slot order
+  // encodes to the code of its sorted nibbles and decodes to them sorted.
+  const detail::cuckoo_lanes lanes(4, true);
+  EXPECT_EQ(lanes.stored_bits, 12u);
+  for (std::uint64_t x = 0; x < 65536; ++x) {
+    std::uint64_t v[4] = {x & 15, (x >> 4) & 15, (x >> 8) & 15, x >> 12};
+    std::sort(v, v + 4);
+    const std::uint64_t code = lanes.encode(x);
+    ASSERT_EQ(code, t.rank[0][v[0]] + t.rank[1][v[1]] + t.rank[2][v[2]] + t.rank[3][v[3]]);
+    ASSERT_EQ(lanes.decode(code), v[0] | v[1] << 4 | v[2] << 8 | v[3] << 12) << x;
+    ASSERT_TRUE(lanes.canonical(code));
+  }
+  for (std::uint64_t code = 3876; code < 4096; ++code) ASSERT_FALSE(lanes.canonical(code));
+}
+
+// For every f, a semi-sorted bucket holds the multiset of its 4 fingerprints (decoded ascending)
+// in 4f - 4 bits; buckets straddle words, and neighbours and the zero tail stay untouched.
+TEST(CuckooFilter, SemiSortedBucketsRoundTrip) {
+  std::uint64_t state = 11;
+  for (const std::uint64_t nb : {37u, 128u})
+    for (std::uint32_t f = 4; f <= 16; ++f) {
+      const detail::cuckoo_lanes lanes(f, true);
+      ASSERT_EQ(lanes.stored_bits, 4 * f - 4);
+      std::vector<std::uint64_t> words(
+          detail::words_for_bits(detail::cuckoo_storage_bits(f, nb, true)));
+      std::vector<std::uint64_t> ref(nb * 4, 0);  // each bucket's fingerprints, ascending
+      for (int round = 0; round < 2000; ++round) {
+        const std::uint64_t b = test::splitmix64(state) % nb;
+        const auto slot = static_cast<std::uint32_t>(test::splitmix64(state) % 4);
+        const std::uint64_t r = test::splitmix64(state);
+        // Zeros, repeats and values sharing a nibble occur often.
+        std::uint64_t value = r & lanes.field;
+        if ((r >> 32) % 4 == 0) value = 0;
+        if ((r >> 32) % 4 == 1) value = ref[b * 4 + (r >> 40) % 4];
+        if ((r >> 32) % 4 == 2) value = (ref[b * 4 + (r >> 40) % 4] | (r & lanes.low_field));
+        ref[b * 4 + slot] = value;
+        std::sort(ref.begin() + static_cast<std::ptrdiff_t>(b * 4),
+                  ref.begin() + static_cast<std::ptrdiff_t>(b * 4 + 4));
+        // Written in descending slot order; read back ascending.
+        std::uint64_t descending = 0;
+        for (std::uint32_t s = 0; s < 4; ++s) {
+          descending = lanes.set(descending, s, ref[b * 4 + 3 - s]);
+        }
+        detail::write_bucket(words.data(), lanes, b, descending);
+        ASSERT_TRUE(lanes.canonical(detail::read_stored_bucket(words.data(), lanes, b)));
+        if (round % 50 != 0) continue;
+        for (std::uint64_t c = 0; c < nb; ++c) {
+          const std::uint64_t got = detail::read_bucket(words.data(), lanes, c);
+          for (std::uint32_t s = 0; s < 4; ++s) {
+            ASSERT_EQ(lanes.get(got, s), ref[c * 4 + s]) << "f=" << f << " bucket " << c;
+          }
+        }
+      }
+      const std::uint64_t table_bits = (4 * f - 4) * nb;
+      for (std::uint64_t bit = table_bits; bit < words.size() * 64; ++bit) {
+        ASSERT_EQ((words[bit / 64] >> (bit % 64)) & 1, 0u) << "f=" << f << " bit " << bit;
+      }
+      // Random plain buckets in any slot order: encode sorts, decode restores the sorted form.
+      for (int i = 0; i < 2000; ++i) {
+        std::uint64_t x = test::splitmix64(state) & lanes.bucket;
+        const std::uint64_t r = test::splitmix64(state);
+        if (r & 1) x = lanes.set(x, (r >> 1) & 3, 0);
+        if (r & 8) x = lanes.set(x, (r >> 4) & 3, lanes.get(x, (r >> 6) & 3) ^ (r >> 12 & 1));
+        std::uint64_t v[4] = {lanes.get(x, 0), lanes.get(x, 1), lanes.get(x, 2), lanes.get(x, 3)};
+        std::sort(v, v + 4);
+        const std::uint64_t e = lanes.encode(x);
+        ASSERT_LE(e, lanes.stored);
+        ASSERT_TRUE(lanes.canonical(e));
+        const std::uint64_t d = lanes.decode(e);
+        for (std::uint32_t s = 0; s < 4; ++s) ASSERT_EQ(lanes.get(d, s), v[s]);
+      }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inserts, queries, remove, count
 // ---------------------------------------------------------------------------------------------
@@ -445,15 +600,21 @@ TEST(CuckooFilter, DuplicatesFillThePairThenTheStashThenFail) {
 
 // Driven past its limit, the filter reports the failure and keeps every key inserted before.
 TEST(CuckooFilter, DrivenToFailureKeepsEveryKey) {
-  const cuckoo_parameters shapes[] = {{.fingerprint_bits = 4, .buckets = 3, .max_kicks = 10},
-                                      {.fingerprint_bits = 9, .buckets = 250, .max_kicks = 0},
-                                      {.fingerprint_bits = 12, .buckets = 20'001},
-                                      {.fingerprint_bits = 16, .buckets = 1000}};
+  const cuckoo_parameters shapes[] = {
+      {.fingerprint_bits = 4, .buckets = 3, .max_kicks = 10},
+      {.fingerprint_bits = 9, .buckets = 250, .max_kicks = 0},
+      {.fingerprint_bits = 12, .buckets = 20'001},
+      {.fingerprint_bits = 16, .buckets = 1000},
+      {.fingerprint_bits = 4, .buckets = 3, .max_kicks = 10, .semi_sorted = true},
+      {.fingerprint_bits = 5, .buckets = 500, .semi_sorted = true},
+      {.fingerprint_bits = 9, .buckets = 250, .max_kicks = 0, .semi_sorted = true},
+      {.fingerprint_bits = 13, .buckets = 20'001, .semi_sorted = true},
+      {.fingerprint_bits = 16, .buckets = 1000, .semi_sorted = true}};
   for (const auto& shape : shapes) {
     cuckoo_filter f(shape, 7);
     const auto accepted = fill_until_failure(f, shape.buckets);
-    SCOPED_TRACE("f=" + std::to_string(shape.fingerprint_bits) +
-                 " buckets=" + std::to_string(shape.buckets));
+    SCOPED_TRACE("f=" + std::to_string(shape.fingerprint_bits) + " buckets=" +
+                 std::to_string(shape.buckets) + (shape.semi_sorted ? " semi-sorted" : ""));
     EXPECT_TRUE(f.is_full());
     EXPECT_EQ(f.inserted(), accepted.size());
     EXPECT_EQ(f.approximate_count(), accepted.size());
@@ -490,12 +651,17 @@ TEST(CuckooFilter, DrivenToFailureKeepsEveryKey) {
 struct capacity_case {
   std::uint64_t n;
   double p;
+  bool plain = false;  // the same f and bucket count in plain buckets, from explicit parameters
 };
 class CuckooCapacity : public ::testing::TestWithParam<capacity_case> {};
 
 TEST_P(CuckooCapacity, TakesEveryKeyAndMatchesTheModel) {
-  const auto [n, p] = GetParam();
-  cuckoo_filter f({.capacity = n, .fpr = p});
+  const auto [n, p, plain] = GetParam();
+  cuckoo_filter f = plain
+                        ? cuckoo_filter({.fingerprint_bits = cuckoo_filter::fingerprint_bits_for(p),
+                                         .buckets = cuckoo_filter::buckets_for(n)})
+                        : cuckoo_filter({.capacity = n, .fpr = p});
+  EXPECT_EQ(f.semi_sorted(), !plain);
   const auto keys = present_keys(n, n);
   std::uint64_t failed = 0;
   for (auto k : keys) failed += !f.insert(k);
@@ -516,17 +682,18 @@ TEST_P(CuckooCapacity, TakesEveryKeyAndMatchesTheModel) {
   EXPECT_DOUBLE_EQ(f.estimated_fpr(), model);
   EXPECT_NEAR(measured, model, cuckoo_tolerance(model, probes, f)) << "n=" << n << " p=" << p;
   EXPECT_LE(model, p);  // sizing reaches the target
-  std::printf("n=%llu p=%g: f=%u, %.3f bits/key, load %.4f, fpr measured %.6f model %.6f\n",
-              static_cast<unsigned long long>(n), p, f.fingerprint_bits(),
+  std::printf("n=%llu p=%g %s: f=%u, %.3f bits/key, load %.4f, fpr measured %.6f model %.6f\n",
+              static_cast<unsigned long long>(n), p, plain ? "plain" : "semi-sorted",
+              f.fingerprint_bits(),
               8.0 * static_cast<double>(f.size_in_bytes()) / static_cast<double>(n),
               f.load_factor(), measured, model);
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, CuckooCapacity,
-                         ::testing::Values(capacity_case{200'000, 0.01},
-                                           capacity_case{200'000, 0.001},
-                                           capacity_case{1'000'000, 0.01},
-                                           capacity_case{1'000'000, 0.001}));
+INSTANTIATE_TEST_SUITE_P(
+    Targets, CuckooCapacity,
+    ::testing::Values(capacity_case{200'000, 0.01}, capacity_case{200'000, 0.001},
+                      capacity_case{1'000'000, 0.01}, capacity_case{1'000'000, 0.001},
+                      capacity_case{200'000, 0.01, true}, capacity_case{200'000, 0.001, true}));
 
 // The model at small widths, where the textbook 1 - (1 - 1/(2^f - 1))^(8·load) would be off by
 // 2.5% (f = 4): 1 - exp(-8·load / (2^f - 1)) counts stored keys with the query's fingerprint and
@@ -828,7 +995,8 @@ rc::Gen<cuckoo_parameters> gen_params(std::uint64_t max_buckets, std::uint32_t m
       rc::gen::set(&cuckoo_parameters::fingerprint_bits,
                    rc::gen::inRange<std::uint32_t>(4, max_bits + 1)),
       rc::gen::set(&cuckoo_parameters::buckets, rc::gen::inRange<std::uint64_t>(1, max_buckets)),
-      rc::gen::set(&cuckoo_parameters::max_kicks, rc::gen::inRange<std::uint32_t>(0, 40)));
+      rc::gen::set(&cuckoo_parameters::max_kicks, rc::gen::inRange<std::uint32_t>(0, 40)),
+      rc::gen::set(&cuckoo_parameters::semi_sorted, rc::gen::arbitrary<bool>()));
 }
 
 }  // namespace
@@ -913,4 +1081,281 @@ RC_GTEST_PROP(CuckooProperties, AgreesWithAnExactMultiset, ()) {
   std::vector<bool> out(pool);
   f.may_contain_many(all, out);
   for (std::uint32_t k = 0; k < pool; ++k) RC_ASSERT(out[k] == f.may_contain(k));
+}
+
+// The two layouts store the same (fingerprint, bucket pair) of every key, so while they accept
+// the same inserts they answer may_contain and count alike for every key, whatever arrangement
+// their eviction walks (which see slots in different orders) produced.
+RC_GTEST_PROP(CuckooProperties, LayoutsGiveTheSameAnswers, ()) {
+  auto p = *gen_params(9, 16);
+  p.semi_sorted = false;
+  cuckoo_filter plain(p, *rc::gen::arbitrary<std::uint64_t>());
+  p.semi_sorted = true;
+  cuckoo_filter semi(p, plain.hash());
+  const auto pool = *rc::gen::inRange<std::uint32_t>(1, 60);
+  const auto ops =
+      *rc::gen::container<std::vector<std::pair<std::uint8_t, std::uint32_t>>>(rc::gen::pair(
+          rc::gen::inRange<std::uint8_t>(0, 3), rc::gen::inRange<std::uint32_t>(0, pool)));
+  std::map<std::uint32_t, std::uint32_t> model;
+  for (const auto& [op, key] : ops) {
+    if (op <= 1) {
+      const bool a = plain.insert(key);
+      const bool b = semi.insert(key);
+      if (a != b) break;  // one table filled first: from here on they hold different keys
+      if (a) ++model[key];
+    } else if (model[key] > 0) {
+      RC_ASSERT(plain.remove(key));
+      RC_ASSERT(semi.remove(key));
+      --model[key];
+    }
+    RC_ASSERT(plain.approximate_count() == semi.approximate_count());
+    for (std::uint32_t k = 0; k < pool; ++k) {
+      RC_ASSERT(plain.may_contain(k) == semi.may_contain(k));
+      RC_ASSERT(plain.count(k) == semi.count(k));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semi-sorted buckets in files
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::byte> from_hex(const char* hex) {
+  std::vector<std::byte> out;
+  for (std::size_t i = 0; hex[i] != 0 && hex[i + 1] != 0; i += 2) {
+    out.push_back(static_cast<std::byte>(std::stoi(std::string(hex + i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+// Files written before semi-sorted buckets existed (by the code of that time, unchanged since):
+// the target-built filter {.capacity = 100, .fpr = 0.01} with seed 11 holding "key-0" .. "key-99"
+// less "key-7", and {.fingerprint_bits = 6, .buckets = 6, .max_kicks = 20} with seed 3 holding the
+// keys k · 0x9e3779b97f4a7c15, k = 0, 1, ..., up to its first refused insert (25 keys, stash in
+// use).
+const char* const golden_target =
+    "424c4f4f4d455259010000000400000001000000380000000b00000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "6400000000000000c000000000000000c0000000000000008001000000000000"
+    "0000000000000000000000000000000000000000000000008bb4d2a308538c7d"
+    "0a000000d0070000200000000000000064000000000000007b14ae47e17a843f"
+    "0100000000000000000000000000000000000000000000000000000000000000"
+    "5e010000008cea9e3a4875c4591e00deb751ad1cc50300000013319c0b00bcb6"
+    "0600009dfc5f6c9e0065ebf28f72476d3d00d484090000171e060000207ac435"
+    "f464000000005f26c54c2aa4cb7dbdedeb05dc1f00f2824594b7c58fc62b7f23"
+    "a41dc6d2c03fd1e32700ccb63fd60c412fbae09a5fd7fee4f6cea22d3a740100"
+    "000049778f030058bc8f064d59b89c2600d7c958f1483edd050000b3a80b0000"
+    "0000000000000000000000000000000000000000000000000000000000000000";
+const char* const golden_full =
+    "424c4f4f4d455259010000000400000001000000380000000300000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    "1900000000000000c00000000000000040000000000000000001000000000000"
+    "000000000000000000000000000000000000000000000000ee3ed8741a68ce08"
+    "060000001400000006000000000000001600000000000000b60ef71f4721bc3f"
+    "0000000000000000010000000400000005000000000000000000000000000000"
+    "4dfe75244ef0db722aa018aa368be0d8a2b80000000000000000000000000000"
+    "0000000000000000000000000000000000000000000000000000000000000000";
+
+cuckoo_filter small_filter_in(bool semi_sorted) {
+  cuckoo_filter f({.fingerprint_bits = 10, .buckets = 32, .semi_sorted = semi_sorted}, 4);
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(f.insert("key-" + std::to_string(i)));
+  return f;
+}
+
+cuckoo_filter full_filter_in(bool semi_sorted) {
+  cuckoo_filter f(
+      {.fingerprint_bits = 6, .buckets = 6, .max_kicks = 20, .semi_sorted = semi_sorted}, 3);
+  fill_until_failure(f, 5);
+  EXPECT_TRUE(f.is_full());
+  return f;
+}
+
+}  // namespace
+
+TEST(CuckooFormat, FilesFromBeforeSemiSortingLoadAsPlainBuckets) {
+  const auto old_target = from_hex(golden_target);
+  ASSERT_EQ(old_target.size(), 384u);
+  const auto a = deserialize<cuckoo_filter>(old_target);
+  EXPECT_FALSE(a.semi_sorted());
+  EXPECT_EQ(a.fingerprint_bits(), 10u);
+  EXPECT_EQ(a.bucket_count(), 32u);
+  EXPECT_EQ(a.approximate_count(), 99u);
+  for (int i = 0; i < 100; ++i) {
+    if (i != 7) {
+      EXPECT_TRUE(a.may_contain("key-" + std::to_string(i))) << i;
+    }
+  }
+  EXPECT_EQ(serialize(a), old_target);  // written back byte for byte
+  const auto parsed = detail::parse(old_target);
+  const auto view = cuckoo_filter::view_of(parsed);
+  EXPECT_FALSE(view.semi_sorted());
+  EXPECT_EQ(view.occupied_slots(), 99u);
+
+  // A plain filter built now writes exactly the bytes the old code wrote.
+  const auto old_full = from_hex(golden_full);
+  cuckoo_filter b({.fingerprint_bits = 6, .buckets = 6, .max_kicks = 20}, 3);
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t k = 0;; ++k) {
+    if (!b.insert(k * 0x9e3779b97f4a7c15ULL)) break;
+    keys.push_back(k * 0x9e3779b97f4a7c15ULL);
+  }
+  EXPECT_EQ(keys.size(), 25u);
+  EXPECT_EQ(serialize(b), old_full);
+  const auto loaded = deserialize<cuckoo_filter>(old_full);
+  EXPECT_EQ(loaded, b);
+  EXPECT_TRUE(loaded.is_full());
+  for (auto k : keys) EXPECT_TRUE(loaded.may_contain(k));
+}
+
+TEST(CuckooFormat, SemiSortedRoundTripsAreExact) {
+  test::temp_dir dir;
+  for (const bool semi : {false, true}) {
+    for (const cuckoo_filter& f : {small_filter_in(semi), full_filter_in(semi), small_filter()}) {
+      SCOPED_TRACE(semi ? "semi-sorted" : "plain");
+      save(f, dir / "f.cuckoo");
+      const auto loaded = load<cuckoo_filter>(dir / "f.cuckoo");
+      const auto copy = deserialize<cuckoo_filter>(serialize(f));
+      for (const cuckoo_filter* g : {&loaded, &copy}) {
+        EXPECT_EQ(*g, f);
+        EXPECT_EQ(g->semi_sorted(), f.semi_sorted());
+        EXPECT_EQ(g->is_full(), f.is_full());
+        EXPECT_EQ(g->removed(), f.removed());
+      }
+      const auto mapped = map_file<cuckoo_filter>(dir / "f.cuckoo");
+      EXPECT_EQ(mapped->semi_sorted(), f.semi_sorted());
+      EXPECT_EQ(mapped->occupied_slots(), f.occupied_slots());
+      EXPECT_EQ(mapped->size_in_bytes(), f.size_in_bytes());
+      std::vector<std::uint64_t> probe = absent_keys(5'000);
+      for (auto k : present_keys(200, 5)) probe.push_back(k);
+      std::vector<bool> a(probe.size()), b(probe.size());
+      EXPECT_EQ(mapped->may_contain_many(probe, b), f.may_contain_many(probe, a));
+      EXPECT_EQ(a, b);
+      for (auto k : probe) ASSERT_EQ(mapped->count(k), f.count(k));
+      for (int i = 0; i < 100 && f.inserted() >= 100; ++i) {
+        EXPECT_TRUE(mapped->may_contain("key-" + std::to_string(i)));
+        EXPECT_TRUE(loaded.may_contain("key-" + std::to_string(i)));
+      }
+      // A loaded copy keeps working: removes and inserts as on the original.
+      auto g = loaded;
+      auto h = f;
+      for (auto k : present_keys(10, 5)) EXPECT_EQ(g.remove(k), h.remove(k));
+      for (auto k : absent_keys(10)) EXPECT_EQ(g.insert(k), h.insert(k));
+      EXPECT_EQ(g, h);
+    }
+  }
+}
+
+TEST(CuckooFormat, SemiSortedLayoutIsDocumented) {
+  // docs/cuckoo-filter.md: the parameter block grows to 64 bytes (u32 layout = 1, u32 zero); the
+  // payload still starts at 192 and holds buckets of 4f - 4 bits.
+  const cuckoo_filter f = full_filter_in(true);
+  const auto bytes = serialize(f);
+  const std::byte* p = bytes.data() + 128;
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 20), 64u);   // parameter block size
+  EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 72), 192u);  // payload offset
+  EXPECT_EQ(detail::get<std::uint32_t>(p + 0), 6u);                // fingerprint bits
+  EXPECT_EQ(detail::get<std::uint64_t>(p + 8), 6u);                // buckets
+  EXPECT_EQ(detail::get<std::uint32_t>(p + 40), 1u);               // stash in use
+  EXPECT_EQ(detail::get<std::uint32_t>(p + 56), 1u);               // layout: semi-sorted
+  EXPECT_EQ(detail::get<std::uint32_t>(p + 60), 0u);               // reserved
+  EXPECT_EQ(f.size_in_bytes(), 64u);  // 6 buckets of 20 bits + the zero word: one line
+  // Bucket b at bit 20·b: a 12-bit code, then the low 2 bits of each fingerprint, ascending.
+  const std::uint64_t w0 = detail::get<std::uint64_t>(bytes.data() + 192);
+  const std::uint64_t w1 = detail::get<std::uint64_t>(bytes.data() + 200);
+  std::uint64_t stored = 0;
+  for (std::uint64_t b = 0; b < 6; ++b) {
+    const std::uint64_t bit = 20 * b;
+    const std::uint64_t both =
+        bit >= 64 ? w1 >> (bit - 64) : (w0 >> bit) | (bit > 44 ? w1 << (64 - bit) : 0);
+    const std::uint64_t raw = both & ((std::uint64_t{1} << 20) - 1);
+    const std::uint64_t nibbles = detail::cuckoo_semisort.nibbles[raw & 0xfff];
+    std::uint64_t previous = 0;
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      const std::uint64_t fp = ((nibbles >> (4 * j)) & 15) << 2 | ((raw >> (12 + 2 * j)) & 3);
+      EXPECT_GE(fp, previous);  // ascending
+      previous = fp;
+      stored += fp != 0;
+    }
+  }
+  EXPECT_EQ(stored + 1, f.approximate_count());  // and one in the stash
+  EXPECT_EQ(stored, f.occupied_slots());
+  EXPECT_EQ(bytes.size(), 192 + f.size_in_bytes());
+}
+
+TEST(CuckooFormat, SemiSortedDamageIsRejected) {
+  for (const auto& good : {serialize(small_filter_in(true)), serialize(full_filter_in(true))}) {
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      for (std::uint8_t mask : {0x01, 0x80, 0xFF}) {
+        auto bad = good;
+        bad[i] ^= std::byte{mask};
+        EXPECT_THROW(deserialize<cuckoo_filter>(bad), format_error) << "byte " << i;
+      }
+    }
+    for (std::size_t len = 0; len < good.size(); ++len) {
+      EXPECT_THROW(deserialize<cuckoo_filter>(std::span(good).first(len)), format_error) << len;
+    }
+  }
+  const auto edit = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
+    auto b = good;
+    detail::put(b.data() + offset, value);
+    test::reseal(b);
+    const std::string loaded = format_error_of([&] { deserialize<cuckoo_filter>(b); });
+    const std::string viewed = format_error_of([&] {
+      const auto parsed = detail::parse(b);
+      cuckoo_filter::view_of(parsed);
+    });
+    EXPECT_EQ(loaded, viewed);
+    return loaded;
+  };
+  const cuckoo_filter f = small_filter_in(true);  // 32 buckets of 36 bits: 1152 table bits
+  const auto small = serialize(f);
+  const std::size_t P = 128;
+  EXPECT_TRUE(contains(edit(small, P + 56, std::uint32_t{2}), "bucket layout out of range: 2"));
+  EXPECT_TRUE(contains(edit(small, P + 60, std::uint32_t{1}), "reserved parameter field"));
+  // Layout 0 (plain) over a semi-sorted payload of the same size: read as 40-bit buckets, the
+  // table no longer holds the 100 fingerprints the counts promise.
+  EXPECT_TRUE(contains(edit(small, P + 56, std::uint32_t{0}), "the table holds"));
+  EXPECT_TRUE(contains(edit(small, P + 0, std::uint32_t{16}), "payload has"));
+  EXPECT_TRUE(contains(edit(small, 192 + 144, std::uint8_t{1}), "padding bits past the table"));
+  // A 60-byte block (the reserved field cut off) is malformed.
+  {
+    auto cut = small;
+    cut.erase(cut.begin() + 128 + 60, cut.begin() + 128 + 64);
+    cut.insert(cut.begin() + 128 + 60, 4, std::byte{0});  // keep the payload offset
+    detail::put(cut.data() + 20, std::uint32_t{60});
+    test::reseal(cut);
+    EXPECT_TRUE(contains(format_error_of([&] { deserialize<cuckoo_filter>(cut); }),
+                         "parameter block too short"));
+  }
+  // Bucket encodings the writer never produces: a code >= 3876, and two fingerprints with the
+  // same nibble whose low bits are out of order.
+  const detail::cuckoo_lanes lanes(10, true);
+  std::vector<std::uint64_t> words(f.words().begin(), f.words().end());
+  const auto with_bucket = [&](std::uint64_t b, std::uint64_t raw) {
+    auto w = words;
+    const std::uint64_t bit = 36 * b;
+    w[bit / 64] &= ~(lanes.stored << (bit % 64));
+    w[bit / 64] |= raw << (bit % 64);
+    if (bit % 64 + 36 > 64) {
+      w[bit / 64 + 1] &= ~(lanes.stored >> (64 - bit % 64));
+      w[bit / 64 + 1] |= raw >> (64 - bit % 64);
+    }
+    auto bytes = small;
+    std::memcpy(bytes.data() + 192, w.data(), w.size() * 8);
+    test::reseal(bytes);
+    return format_error_of([&] { deserialize<cuckoo_filter>(bytes); });
+  };
+  const std::uint64_t b0 = detail::read_stored_bucket(words.data(), lanes, 0);
+  EXPECT_TRUE(contains(with_bucket(0, (b0 & ~std::uint64_t{0xfff}) | 3876),
+                       "semi-sorted bucket 0 is not validly encoded"));
+  EXPECT_TRUE(contains(with_bucket(5, (b0 & ~std::uint64_t{0xfff}) | 4095),
+                       "semi-sorted bucket 5 is not validly encoded"));
+  // Nibbles {1, 1, 1, 1} (code C(1,1) + C(2,2) + C(3,3) + C(4,4) = 4) with low bits 5, 3, 0, 0:
+  // the same four fingerprints as low bits 0, 0, 3, 5, but not sorted.
+  const std::uint64_t unsorted = 4 | std::uint64_t{5} << 12 | std::uint64_t{3} << 18;
+  ASSERT_EQ(detail::cuckoo_semisort.nibbles[4], 0x1111);
+  ASSERT_FALSE(lanes.canonical(unsorted));
+  EXPECT_TRUE(contains(with_bucket(7, unsorted), "semi-sorted bucket 7 is not validly encoded"));
 }

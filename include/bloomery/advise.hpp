@@ -84,7 +84,7 @@ inline std::vector<advice> advise(const workload& w) {
               : "deletes with 4-bit counters: about 4x the classic filter's memory");
   add("cuckoo", fixed, cuckoo_filter::plan,
       w.grows ? "inserts fail once the table is full"
-              : "deletes; smaller than Bloom filters below ~0.4% FPR; inserts can fail when full");
+              : "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full");
   add(
       "scalable", !w.deletes, [](target x) { return scalable_bloom_filter::plan(x); },
       w.deletes ? "cannot delete"

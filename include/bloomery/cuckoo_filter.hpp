@@ -33,6 +33,10 @@ struct cuckoo_parameters {
   std::uint32_t fingerprint_bits = 0;  // f, 4 .. 16
   std::uint64_t buckets = 0;           // any count >= 1; need not be a power of two
   std::uint32_t max_kicks = detail::cuckoo_default_max_kicks;  // evictions before the stash
+  // Semi-sorted buckets: 4f - 4 bits per bucket instead of 4f, same answers
+  // (docs/cuckoo-filter.md). Filters sized from a target use them; explicit parameters ask for
+  // them.
+  bool semi_sorted = false;
 };
 
 namespace detail {
@@ -48,6 +52,7 @@ struct cuckoo_meta {
   std::uint64_t removed = 0;   // successful removes
   cuckoo_stash stash;
   hasher hash;
+  bool semi_sorted = false;  // the table's bucket layout
 };
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
@@ -86,7 +91,15 @@ class cuckoo_queries {
   std::uint64_t removed() const noexcept { return meta().removed; }
   const hasher& hash() const noexcept { return meta().hash; }
   std::uint64_t size_in_bytes() const noexcept {
-    return words_for_bits(cuckoo_storage_bits(meta().fingerprint_bits, meta().buckets)) * 8;
+    return words_for_bits(
+               cuckoo_storage_bits(meta().fingerprint_bits, meta().buckets, meta().semi_sorted)) *
+           8;
+  }
+  // Whether the table stores semi-sorted buckets (4f - 4 bits each) rather than plain ones (4f).
+  bool semi_sorted() const noexcept { return meta().semi_sorted; }
+  // Bits of one bucket in the table: 4f, or 4f - 4 when semi-sorted.
+  std::uint32_t bucket_bits() const noexcept {
+    return cuckoo_bucket_bits(meta().fingerprint_bits, meta().semi_sorted);
   }
 
   // True once an insert ran out of evictions and parked a fingerprint in the stash: every later
@@ -119,7 +132,9 @@ class cuckoo_queries {
   const std::uint64_t* words() const noexcept {
     return static_cast<const Derived&>(*this).words_data();
   }
-  cuckoo_lanes lanes() const noexcept { return cuckoo_lanes(meta().fingerprint_bits); }
+  cuckoo_lanes lanes() const noexcept {
+    return cuckoo_lanes(meta().fingerprint_bits, meta().semi_sorted);
+  }
   template <class K>
   cuckoo_position position(const K& key) const noexcept {
     return cuckoo_locate(hash_key(meta().hash, key), meta().fingerprint_bits, meta().buckets);
@@ -144,22 +159,25 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
       static_cast<double>(target_load_num) / static_cast<double>(target_load_den);
 
   // Sized for `t.capacity` keys at false-positive rate `t.fpr`: f is the smallest width in
-  // [4, 16] whose model rate at 95% load, 1 - exp(-8·0.95 / (2^f - 1)), is at most t.fpr, and
-  // the bucket count is buckets_for(capacity) (about capacity / (4·0.95)).
+  // [4, 16] whose model rate at 95% load, 1 - exp(-8·0.95 / (2^f - 1)), is at most t.fpr, the
+  // bucket count is buckets_for(capacity) (about capacity / (4·0.95)), and the buckets are
+  // semi-sorted (4f - 4 bits instead of 4f, the same false-positive rate) whenever that takes
+  // fewer bytes: always but for tiny tables, whose two layouts round to the same 64-byte lines.
   explicit cuckoo_filter(target t, hasher h = {}) {
     const sizing s = size_for(t);
-    init(s.f, s.buckets, default_max_kicks, t.capacity, t.fpr, std::move(h));
+    init(s.f, s.buckets, default_max_kicks, t.capacity, t.fpr, std::move(h), s.semi_sorted);
   }
-  // Explicit f, bucket count and kick bound. The capacity becomes the number of keys that fill the
-  // table to 95%, floor(0.95·4·buckets) (at least 1), and the target FPR the model's rate there.
+  // Explicit f, bucket count, kick bound and layout. The capacity becomes the number of keys that
+  // fill the table to 95%, floor(0.95·4·buckets) (at least 1), and the target FPR the model's rate
+  // there.
   explicit cuckoo_filter(cuckoo_parameters p, hasher h = {}) {
     check_fingerprint_bits(p.fingerprint_bits);
-    check_buckets(p.buckets, p.fingerprint_bits);
+    check_buckets(p.buckets, p.fingerprint_bits, p.semi_sorted);
     check_max_kicks(p.max_kicks);
     const std::uint64_t cap =
         std::max<std::uint64_t>(1, p.buckets * bucket_slots * target_load_num / target_load_den);
     init(p.fingerprint_bits, p.buckets, p.max_kicks, cap,
-         model_fpr(p.fingerprint_bits, p.buckets, cap), std::move(h));
+         model_fpr(p.fingerprint_bits, p.buckets, cap), std::move(h), p.semi_sorted);
   }
 
   // The smallest false-positive rate a filter sized from a target can promise: the model's rate
@@ -201,11 +219,11 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   static filter_plan plan(target t) {
     const sizing s = size_for(t);
     const std::uint64_t bytes =
-        detail::words_for_bits(detail::cuckoo_storage_bits(s.f, s.buckets)) * 8;
+        detail::words_for_bits(detail::cuckoo_storage_bits(s.f, s.buckets, s.semi_sorted)) * 8;
     return {bytes, 8.0 * static_cast<double>(bytes) / static_cast<double>(t.capacity),
             model_fpr(s.f, s.buckets, t.capacity),
-            "f=" + std::to_string(s.f) + " buckets=" + std::to_string(s.buckets) +
-                " kicks=" + std::to_string(default_max_kicks)};
+            "f=" + std::to_string(s.f) + " buckets=" + std::to_string(s.buckets) + " kicks=" +
+                std::to_string(default_max_kicks) + (s.semi_sorted ? " semi-sorted" : "")};
   }
 
   // Adds the key's fingerprint. Returns true when the key is stored. Returns false, and changes
@@ -232,7 +250,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   bool remove(const K& key) noexcept {
     const detail::cuckoo_position p =
         detail::cuckoo_locate(hash_key(meta_.hash, key), meta_.fingerprint_bits, meta_.buckets);
-    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
+    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
     for (const std::uint64_t b : {p.i1, p.i2}) {
       const std::uint64_t bucket = detail::read_bucket(table_.data(), lanes, b);
       const std::uint64_t marks = lanes.matching_slots(bucket, p.fp);
@@ -264,17 +282,18 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     meta_.removed = 0;
   }
 
-  // Same shape, same hashing, the same table and stash (capacity, kick bound and counts are not
-  // compared). Union is not defined for cuckoo filters: two tables cannot be merged in place
-  // without re-inserting, which may fail.
+  // Same shape and layout, same hashing, the same table and stash (capacity, kick bound and counts
+  // are not compared). Union is not defined for cuckoo filters: two tables cannot be merged in
+  // place without re-inserting, which may fail.
   friend bool operator==(const cuckoo_filter& a, const cuckoo_filter& b) noexcept {
     return a.meta_.fingerprint_bits == b.meta_.fingerprint_bits &&
-           a.meta_.buckets == b.meta_.buckets && a.meta_.hash == b.meta_.hash &&
-           a.meta_.stash == b.meta_.stash && a.table_ == b.table_;
+           a.meta_.semi_sorted == b.meta_.semi_sorted && a.meta_.buckets == b.meta_.buckets &&
+           a.meta_.hash == b.meta_.hash && a.meta_.stash == b.meta_.stash && a.table_ == b.table_;
   }
 
-  // The raw words, for tests and tools (bucket b holds bits [4f·b, 4f·b + 4f), slot j of it bits
-  // [4f·b + j·f, 4f·b + (j+1)·f)); the words past the table are zero.
+  // The raw words, for tests and tools; the words past the table are zero. Plain buckets: bucket b
+  // holds bits [4f·b, 4f·b + 4f), slot j of it bits [4f·b + j·f, 4f·b + (j+1)·f). Semi-sorted:
+  // bucket b holds bits [(4f-4)·b, (4f-4)·(b+1)), laid out as in detail/cuckoo_core.hpp.
   std::span<const std::uint64_t> words() const noexcept { return table_.words(); }
 
   // --- file format plumbing (see format.hpp) ---
@@ -295,22 +314,29 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   struct sizing {
     std::uint32_t f;
     std::uint64_t buckets;
+    bool semi_sorted;
   };
 
   cuckoo_filter(from_meta_tag, detail::cuckoo_meta m)
-      : table_(detail::cuckoo_storage_bits(m.fingerprint_bits, m.buckets)), meta_(std::move(m)) {}
+      : table_(detail::cuckoo_storage_bits(m.fingerprint_bits, m.buckets, m.semi_sorted)),
+        meta_(std::move(m)) {}
 
   static sizing size_for(target t) {
     detail::check_capacity(t.capacity);
     detail::check_fpr(t.fpr);
     const std::uint32_t f = fingerprint_bits_for(t.fpr);
     const std::uint64_t buckets = buckets_for(t.capacity);
-    if (detail::cuckoo_storage_bits(f, buckets) > max_bits) {
+    // Semi-sorting saves 4 bits per bucket at the same f (so the same false-positive rate), and
+    // costs a decode per bucket access: take it whenever it makes the storage smaller, which it
+    // does for every f unless the table is so small that both round to the same 64-byte lines.
+    const bool semi_sorted = detail::words_for_bits(detail::cuckoo_storage_bits(f, buckets, true)) <
+                             detail::words_for_bits(detail::cuckoo_storage_bits(f, buckets, false));
+    if (detail::cuckoo_storage_bits(f, buckets, semi_sorted) > max_bits) {
       throw std::invalid_argument("bloomery: capacity = " + std::to_string(t.capacity) +
                                   " at fpr = " + detail::format_value(t.fpr) +
                                   " needs more than the maximum 2^48 bits");
     }
-    return {f, buckets};
+    return {f, buckets, semi_sorted};
   }
   static double model_fpr(std::uint32_t f, std::uint64_t buckets, std::uint64_t keys) {
     return detail::cuckoo_fpr_model(
@@ -322,14 +348,15 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
       detail::invalid("fingerprint_bits", std::to_string(f), "allowed range is [4, 16]");
     }
   }
-  static std::uint64_t max_buckets(std::uint32_t f) {
-    return (max_bits - 64) / (std::uint64_t{bucket_slots} * f);
+  static std::uint64_t max_buckets(std::uint32_t f, bool semi_sorted) {
+    return (max_bits - 64) / detail::cuckoo_bucket_bits(f, semi_sorted);
   }
-  static void check_buckets(std::uint64_t buckets, std::uint32_t f) {
-    if (buckets == 0 || buckets > max_buckets(f)) {
+  static void check_buckets(std::uint64_t buckets, std::uint32_t f, bool semi_sorted) {
+    if (buckets == 0 || buckets > max_buckets(f, semi_sorted)) {
       detail::invalid("buckets", std::to_string(buckets),
-                      "allowed range is [1, " + std::to_string(max_buckets(f)) + "] for " +
-                          std::to_string(f) + "-bit fingerprints");
+                      "allowed range is [1, " + std::to_string(max_buckets(f, semi_sorted)) +
+                          "] for " + std::to_string(f) + "-bit fingerprints" +
+                          (semi_sorted ? " in semi-sorted buckets" : ""));
     }
   }
   static void check_max_kicks(std::uint64_t kicks) {
@@ -340,9 +367,9 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   }
 
   void init(std::uint32_t f, std::uint64_t buckets, std::uint32_t kicks, std::uint64_t cap,
-            double fpr, hasher h) {
-    table_ = bit_array(detail::cuckoo_storage_bits(f, buckets));
-    meta_ = {f, kicks, buckets, cap, fpr, 0, 0, {}, std::move(h)};
+            double fpr, hasher h, bool semi_sorted) {
+    table_ = bit_array(detail::cuckoo_storage_bits(f, buckets, semi_sorted));
+    meta_ = {f, kicks, buckets, cap, fpr, 0, 0, {}, std::move(h), semi_sorted};
   }
 
   // Puts fingerprint `fp`, whose buckets are i1 and i2, into the table: into a free slot of i1 or
@@ -351,7 +378,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
   // key's hash), so the same operations always build the same table.
   void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) noexcept {
-    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits);
+    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
     std::uint64_t* words = table_.data();
     const auto try_put = [&](std::uint64_t b) {
       const std::uint64_t bucket = detail::read_bucket(words, lanes, b);
@@ -377,9 +404,12 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
 
   const std::uint64_t* words_data() const noexcept { return table_.data(); }
 
+  // The parameter block: 56 bytes for plain buckets, exactly as before semi-sorting existed; a
+  // semi-sorted table appends u32 layout = 1 and a zero u32 (64 bytes). Readers that predate the
+  // field reject such a file (wrong block size) rather than misread its table.
   static std::vector<std::byte> params(const detail::cuckoo_meta& m) {
-    return detail::params_writer()
-        .add<std::uint32_t>(m.fingerprint_bits)
+    detail::params_writer w;
+    w.add<std::uint32_t>(m.fingerprint_bits)
         .add<std::uint32_t>(m.max_kicks)
         .add<std::uint64_t>(m.buckets)
         .add<std::uint64_t>(m.capacity)
@@ -387,9 +417,11 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
         .add<std::uint64_t>(m.removed)
         .add<std::uint32_t>(m.stash.used ? 1 : 0)
         .add<std::uint32_t>(m.stash.fingerprint)
-        .add<std::uint64_t>(m.stash.bucket)
-        .take();
+        .add<std::uint64_t>(m.stash.bucket);
+    if (m.semi_sorted) w.add<std::uint32_t>(layout_semi_sorted).add<std::uint32_t>(0);
+    return w.take();
   }
+  static constexpr std::uint32_t layout_plain = 0, layout_semi_sorted = 1;
   // Validates the parameter block against the payload before anything trusts either.
   static detail::cuckoo_meta read_meta(const detail::parsed_file& f) {
     detail::params_reader r(f.params);
@@ -403,6 +435,17 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     const auto stash_used = r.read<std::uint32_t>("stash state");
     m.stash.fingerprint = r.read<std::uint32_t>("stash fingerprint");
     m.stash.bucket = r.read<std::uint64_t>("stash bucket");
+    // Absent in files written before semi-sorted buckets: those are plain.
+    if (!r.at_end()) {
+      const auto layout = r.read<std::uint32_t>("bucket layout");
+      const auto reserved = r.read<std::uint32_t>("bucket layout");
+      if (layout != layout_plain && layout != layout_semi_sorted) {
+        detail::fail("bucket layout out of range: " + std::to_string(layout) +
+                     " (0 plain, 1 semi-sorted)");
+      }
+      if (reserved != 0) detail::fail("reserved parameter field is not zero");
+      m.semi_sorted = layout == layout_semi_sorted;
+    }
     r.expect_end("cuckoo");
     m.inserted = f.element_count;
     m.hash = f.hash;
@@ -413,7 +456,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     if (m.max_kicks > max_max_kicks) {
       detail::fail("max kicks out of range: " + std::to_string(m.max_kicks));
     }
-    if (m.buckets == 0 || m.buckets > max_buckets(fb)) {
+    if (m.buckets == 0 || m.buckets > max_buckets(fb, m.semi_sorted)) {
       detail::fail("bucket count out of range: " + std::to_string(m.buckets));
     }
     if (m.capacity == 0) detail::fail("capacity is zero");
@@ -430,15 +473,16 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     } else if (m.stash.fingerprint != 0 || m.stash.bucket != 0) {
       detail::fail("empty stash with a non-zero fingerprint or bucket");
     }
-    const std::uint64_t bits = detail::cuckoo_storage_bits(fb, m.buckets);
+    const std::uint64_t bits = detail::cuckoo_storage_bits(fb, m.buckets, m.semi_sorted);
     if (f.payload.size() != detail::words_for_bits(bits) * 8) {
       detail::fail("payload has " + std::to_string(f.payload.size()) + " bytes, " +
-                   std::to_string(m.buckets) + " buckets of " + std::to_string(fb) +
-                   "-bit fingerprints need " + std::to_string(detail::words_for_bits(bits) * 8));
+                   std::to_string(m.buckets) + (m.semi_sorted ? " semi-sorted" : "") +
+                   " buckets of " + std::to_string(fb) + "-bit fingerprints need " +
+                   std::to_string(detail::words_for_bits(bits) * 8));
     }
     // Bits past the table are never set; a set one means the payload does not belong to it.
     const auto* words = reinterpret_cast<const std::uint64_t*>(f.payload.data());
-    const std::uint64_t table_bits = detail::cuckoo_table_bits(fb, m.buckets);
+    const std::uint64_t table_bits = detail::cuckoo_table_bits(fb, m.buckets, m.semi_sorted);
     const std::uint64_t word_count = f.payload.size() / 8;
     if (table_bits % 64 != 0 && (words[table_bits / 64] >> (table_bits % 64)) != 0) {
       detail::fail("padding bits past the table are set");
@@ -446,10 +490,19 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     for (std::uint64_t w = (table_bits + 63) / 64; w < word_count; ++w) {
       if (words[w] != 0) detail::fail("padding bits past the table are set");
     }
+    const detail::cuckoo_lanes lanes(fb, m.semi_sorted);
+    // A semi-sorted bucket must be exactly what encode() writes: a code below 3876, and equal
+    // nibbles' low bits in ascending order (so equal contents compare equal, bit for bit).
+    if (m.semi_sorted) {
+      for (std::uint64_t b = 0; b < m.buckets; ++b) {
+        if (!lanes.canonical(detail::read_stored_bucket(words, lanes, b))) {
+          detail::fail("semi-sorted bucket " + std::to_string(b) + " is not validly encoded");
+        }
+      }
+    }
     // Every successful insert stored one fingerprint and every successful remove took one away.
     const std::uint64_t stored =
-        detail::cuckoo_occupied_slots(words, detail::cuckoo_lanes(fb), m.buckets) +
-        (m.stash.used ? 1 : 0);
+        detail::cuckoo_occupied_slots(words, lanes, m.buckets) + (m.stash.used ? 1 : 0);
     if (m.removed > m.inserted) {
       detail::fail("remove count " + std::to_string(m.removed) + " exceeds insert count " +
                    std::to_string(m.inserted));

@@ -129,6 +129,7 @@ class params_reader {
     pos_ += sizeof(T);
     return v;
   }
+  bool at_end() const noexcept { return pos_ == bytes_.size(); }
   void expect_end(const char* kind) const {
     if (pos_ != bytes_.size()) {
       throw format_error(std::string("bloomery: parameter block of ") + kind + " filter has " +

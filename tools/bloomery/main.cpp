@@ -462,9 +462,10 @@ int cmd_info(const std::string& file, bool json) {
           extra.push_back(num("saturated_counters", x.saturated_count()));
           over = x.is_over_capacity();
         } else if constexpr (std::same_as<F, cuckoo_filter>) {
-          bits = x.slot_count() * x.fingerprint_bits();
+          bits = x.bucket_count() * x.bucket_bits();
           fill = x.load_factor();
           extra.push_back(num("fingerprint_bits", x.fingerprint_bits()));
+          extra.push_back(boolean("semi_sorted", x.semi_sorted()));
           extra.push_back(num("buckets", x.bucket_count()));
           extra.push_back(num("slots", x.slot_count()));
           extra.push_back(num("removed", x.removed()));

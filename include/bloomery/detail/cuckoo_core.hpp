@@ -4,11 +4,13 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <ranges>
+#include <utility>
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/bloom_core.hpp"
@@ -26,29 +28,99 @@ inline constexpr std::uint32_t cuckoo_max_fingerprint_bits = 16;
 // failed at 95.2% load (too close to the 95% target); with 2000 at 96.9%.
 inline constexpr std::uint32_t cuckoo_default_max_kicks = 2000;
 
+// Semi-sorted buckets (Fan et al. 2014, section 5.2). The order of the 4 fingerprints in a bucket
+// carries no information, so a bucket may store them sorted. Sorted, the top 4 bits ("nibbles") of
+// the 4 fingerprints form a multiset of 4 values from 16 (an empty slot is fingerprint 0, nibble
+// 0), and there are only C(16 + 4 - 1, 4) = C(19, 4) = 3876 such multisets: a 12-bit code names
+// one instead of 16 bits of nibbles. The low f - 4 bits of each fingerprint follow as they are, in
+// the same (ascending) order. A semi-sorted bucket takes 4f - 4 bits instead of 4f:
+//   bits [0, 12)                         the code of the sorted nibbles
+//   bits [12 + j·(f-4), 12 + (j+1)·(f-4)) the low f - 4 bits of the j-th smallest fingerprint
+// The code of nibbles a <= b <= c <= d is the combinatorial number system's rank of the 4-subset
+// {a, b+1, c+2, d+3} of [0, 19): C(a, 1) + C(b+1, 2) + C(c+2, 3) + C(d+3, 4). It is a bijection
+// onto [0, 3876), and the empty bucket (all nibbles 0) has code 0, so an all-zero table is empty in
+// both layouts. Codes 3876 .. 4095 are never written; the loader rejects them.
+inline constexpr std::uint32_t cuckoo_semisort_code_bits = 12;
+inline constexpr std::uint32_t cuckoo_semisort_codes = 3876;  // C(19, 4)
+
+// The two lookup tables, built at compile time: `nibbles[code]` holds the 4 sorted nibbles of a
+// code (the j-th smallest in bits [4j, 4j + 4); 0 for the unused codes >= 3876, so even an
+// unvalidated table decodes without reading out of bounds), and `rank[j][v]` = C(v + j, j + 1), the
+// code's term for nibble v in sorted position j.
+struct cuckoo_semisort_tables {
+  std::array<std::uint16_t, std::size_t{1} << cuckoo_semisort_code_bits> nibbles{};
+  std::array<std::array<std::uint16_t, 16>, cuckoo_bucket_slots> rank{};
+};
+
+inline constexpr std::uint32_t cuckoo_binomial(std::uint32_t n, std::uint32_t k) noexcept {
+  if (k > n) return 0;
+  std::uint32_t r = 1;
+  for (std::uint32_t i = 1; i <= k; ++i) r = r * (n - k + i) / i;  // exact at every step
+  return r;
+}
+
+inline constexpr cuckoo_semisort_tables cuckoo_build_semisort_tables() noexcept {
+  cuckoo_semisort_tables t;
+  for (std::uint32_t j = 0; j < cuckoo_bucket_slots; ++j) {
+    for (std::uint32_t v = 0; v < 16; ++v) {
+      t.rank[j][v] = static_cast<std::uint16_t>(cuckoo_binomial(v + j, j + 1));
+    }
+  }
+  for (std::uint32_t a = 0; a < 16; ++a)
+    for (std::uint32_t b = a; b < 16; ++b)
+      for (std::uint32_t c = b; c < 16; ++c)
+        for (std::uint32_t d = c; d < 16; ++d) {
+          const std::uint32_t code = t.rank[0][a] + t.rank[1][b] + t.rank[2][c] + t.rank[3][d];
+          t.nibbles[code] = static_cast<std::uint16_t>(a | b << 4 | c << 8 | d << 12);
+        }
+  return t;
+}
+
+inline constexpr cuckoo_semisort_tables cuckoo_semisort = cuckoo_build_semisort_tables();
+static_assert(cuckoo_binomial(19, 4) == cuckoo_semisort_codes);
+static_assert(cuckoo_semisort.nibbles[cuckoo_semisort_codes - 1] == 0xffff);
+
+// Bits one bucket takes in the table: 4f, or 4f - 4 when semi-sorted.
+inline constexpr std::uint32_t cuckoo_bucket_bits(std::uint32_t f, bool semi_sorted) noexcept {
+  return cuckoo_bucket_slots * f - (semi_sorted ? 4 : 0);
+}
+
 // Bits of a table of `buckets` buckets with f-bit fingerprints, and the bits allocated for it:
 // one extra zero word past the last bucket, so that reading any bucket may always load the word
 // after the one it starts in (see read_bucket) without leaving the allocation.
-inline constexpr std::uint64_t cuckoo_table_bits(std::uint32_t f, std::uint64_t buckets) noexcept {
-  return std::uint64_t{cuckoo_bucket_slots} * f * buckets;
+inline constexpr std::uint64_t cuckoo_table_bits(std::uint32_t f, std::uint64_t buckets,
+                                                 bool semi_sorted = false) noexcept {
+  return std::uint64_t{cuckoo_bucket_bits(f, semi_sorted)} * buckets;
 }
-inline constexpr std::uint64_t cuckoo_storage_bits(std::uint32_t f,
-                                                   std::uint64_t buckets) noexcept {
-  return cuckoo_table_bits(f, buckets) + 64;
+inline constexpr std::uint64_t cuckoo_storage_bits(std::uint32_t f, std::uint64_t buckets,
+                                                   bool semi_sorted = false) noexcept {
+  return cuckoo_table_bits(f, buckets, semi_sorted) + 64;
 }
 
 // The constants of the SWAR tricks on one bucket: a bucket is a 4f-bit value (4f <= 64) whose
-// slot j holds bits [j*f, (j+1)*f).
+// slot j holds bits [j*f, (j+1)*f). Every verb works on this plain form; read_bucket and
+// write_bucket convert semi-sorted buckets from and to it (decode and encode).
 struct cuckoo_lanes {
   std::uint32_t f = 0;
   std::uint64_t field = 0;   // f ones: one slot
   std::uint64_t bucket = 0;  // 4f ones: one bucket
   std::uint64_t lows = 0;    // bit 0 of every slot
   std::uint64_t highs = 0;   // bit f-1 of every slot
+  bool semi_sorted = false;
+  std::uint32_t stored_bits = 0;  // bits of a bucket in the table: 4f, or 4f - 4 semi-sorted
+  std::uint64_t stored = 0;       // stored_bits ones
+  std::uint32_t low_bits = 0;     // f - 4: the bits of a fingerprint below its nibble
+  std::uint64_t low_field = 0;    // low_bits ones
 
-  explicit cuckoo_lanes(std::uint32_t bits) noexcept : f(bits) {
+  explicit cuckoo_lanes(std::uint32_t bits, bool semi = false) noexcept
+      : f(bits),
+        semi_sorted(semi),
+        stored_bits(cuckoo_bucket_bits(bits, semi)),
+        low_bits(bits - 4) {
     field = (std::uint64_t{1} << f) - 1;
     bucket = 4 * f == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (4 * f)) - 1;
+    stored = stored_bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << stored_bits) - 1;
+    low_field = (std::uint64_t{1} << low_bits) - 1;
     for (std::uint32_t j = 0; j < cuckoo_bucket_slots; ++j) {
       lows |= std::uint64_t{1} << (j * f);
       highs |= std::uint64_t{1} << (j * f + f - 1);
@@ -59,8 +131,8 @@ struct cuckoo_lanes {
   // slot (not only the lowest, unlike the subtract-and-borrow trick): per slot, adding 2^(f-1)-1
   // to the low f-1 bits carries into bit f-1 iff they are not all zero, and never out of the slot.
   std::uint64_t zero_slots(std::uint64_t x) const noexcept {
-    const std::uint64_t low_bits = highs - lows;  // f-1 ones in every slot
-    return ~(((x & low_bits) + low_bits) | x | low_bits) & highs;
+    const std::uint64_t low_bits_mask = highs - lows;  // f-1 ones in every slot
+    return ~(((x & low_bits_mask) + low_bits_mask) | x | low_bits_mask) & highs;
   }
   // Marks the slots of bucket `x` that hold fingerprint `fp` (bit f-1 of each matching slot).
   std::uint64_t matching_slots(std::uint64_t x, std::uint64_t fp) const noexcept {
@@ -76,39 +148,84 @@ struct cuckoo_lanes {
   std::uint64_t set(std::uint64_t x, std::uint32_t slot, std::uint64_t fp) const noexcept {
     return (x & ~(field << (slot * f))) | (fp << (slot * f));
   }
+
+  // A semi-sorted bucket (4f - 4 bits) to the plain form, its fingerprints in ascending order.
+  // Spreads the 4 nibbles from stride 4 to stride f (then up by f - 4) and the 4 low parts from
+  // stride f - 4 to stride f, each with 4 masks and 3 constant-per-filter shifts.
+  std::uint64_t decode(std::uint64_t s) const noexcept {
+    const std::uint64_t n = cuckoo_semisort.nibbles[s & 0xfff];
+    const std::uint32_t l = low_bits;
+    const std::uint64_t high =
+        ((n & 0xf) | (n & 0xf0) << l | (n & 0xf00) << (2 * l) | (n & 0xf000) << (3 * l)) << l;
+    const std::uint64_t t = s >> cuckoo_semisort_code_bits;
+    const std::uint64_t low = (t & low_field) | (t & low_field << l) << 4 |
+                              (t & low_field << (2 * l)) << 8 | (t & low_field << (3 * l)) << 12;
+    return high | low;
+  }
+  // A plain bucket, slots in any order, to its semi-sorted form. decode(encode(x)) is x sorted.
+  std::uint64_t encode(std::uint64_t x) const noexcept {
+    std::uint64_t v[cuckoo_bucket_slots];
+    for (std::uint32_t j = 0; j < cuckoo_bucket_slots; ++j) v[j] = get(x, j);
+    const auto order = [&](std::uint32_t i, std::uint32_t j) {
+      if (v[j] < v[i]) std::swap(v[i], v[j]);
+    };
+    order(0, 1);  // a sorting network for 4 values
+    order(2, 3);
+    order(0, 2);
+    order(1, 3);
+    order(1, 2);
+    std::uint64_t s = 0;
+    for (std::uint32_t j = 0; j < cuckoo_bucket_slots; ++j) {
+      s += cuckoo_semisort.rank[j][v[j] >> low_bits];
+      s |= (v[j] & low_field) << (cuckoo_semisort_code_bits + j * low_bits);
+    }
+    return s;
+  }
+  // Whether a stored semi-sorted bucket is one that encode() writes: a code below 3876, and the
+  // low bits of equal nibbles in ascending order.
+  bool canonical(std::uint64_t s) const noexcept { return encode(decode(s)) == s; }
 };
 
-// Bucket b as a 4f-bit value. The bucket starts at bit 4f*b and may straddle two 64-bit words;
-// both words are always read (two aligned loads, no unaligned access), the second shifted by
-// (64 - s) in two steps so that s = 0 shifts it out entirely instead of shifting by 64. The zero
-// tail word (cuckoo_storage_bits) keeps the second load inside the allocation for the last bucket.
-inline std::uint64_t read_bucket(const std::uint64_t* words, const cuckoo_lanes& lanes,
-                                 std::uint64_t b) noexcept {
-  const std::uint64_t bit = std::uint64_t{cuckoo_bucket_slots} * lanes.f * b;
+// Bucket b in the plain form (4f bits, see cuckoo_lanes). In the table it starts at bit
+// stored_bits·b and may straddle two 64-bit words; both words are always read (two aligned
+// loads, no unaligned access), the second shifted by (64 - s) in two steps so that s = 0 shifts
+// it out entirely instead of shifting by 64. The zero tail word (cuckoo_storage_bits) keeps the
+// second load inside the allocation for the last bucket.
+inline std::uint64_t read_stored_bucket(const std::uint64_t* words, const cuckoo_lanes& lanes,
+                                        std::uint64_t b) noexcept {
+  const std::uint64_t bit = std::uint64_t{lanes.stored_bits} * b;
   const std::uint64_t w = bit >> 6;
   const unsigned s = static_cast<unsigned>(bit & 63);
   const std::uint64_t lo = words[w] >> s;
   const std::uint64_t hi = (words[w + 1] << 1) << (63 - s);
-  return (lo | hi) & lanes.bucket;
+  return (lo | hi) & lanes.stored;
 }
 
+inline std::uint64_t read_bucket(const std::uint64_t* words, const cuckoo_lanes& lanes,
+                                 std::uint64_t b) noexcept {
+  const std::uint64_t s = read_stored_bucket(words, lanes, b);
+  return lanes.semi_sorted ? lanes.decode(s) : s;
+}
+
+// Writes bucket b from its plain form (semi-sorted buckets are sorted and encoded first).
 inline void write_bucket(std::uint64_t* words, const cuckoo_lanes& lanes, std::uint64_t b,
                          std::uint64_t value) noexcept {
-  const std::uint64_t bit = std::uint64_t{cuckoo_bucket_slots} * lanes.f * b;
+  if (lanes.semi_sorted) value = lanes.encode(value);
+  const std::uint64_t bit = std::uint64_t{lanes.stored_bits} * b;
   const std::uint64_t w = bit >> 6;
   const unsigned s = static_cast<unsigned>(bit & 63);
-  words[w] = (words[w] & ~(lanes.bucket << s)) | (value << s);
-  if (s + 4 * lanes.f > 64) {  // straddles: the high part goes to the next word (s > 0 here)
-    words[w + 1] = (words[w + 1] & ~(lanes.bucket >> (64 - s))) | (value >> (64 - s));
+  words[w] = (words[w] & ~(lanes.stored << s)) | (value << s);
+  if (s + lanes.stored_bits > 64) {  // straddles: the high part goes to the next word (s > 0)
+    words[w + 1] = (words[w + 1] & ~(lanes.stored >> (64 - s))) | (value >> (64 - s));
   }
 }
 
 // The word addresses a bucket touches, for prefetching.
 inline void prefetch_bucket(const std::uint64_t* words, const cuckoo_lanes& lanes,
                             std::uint64_t b) noexcept {
-  const std::uint64_t bit = std::uint64_t{cuckoo_bucket_slots} * lanes.f * b;
+  const std::uint64_t bit = std::uint64_t{lanes.stored_bits} * b;
   prefetch(words + (bit >> 6));
-  prefetch(words + ((bit + 4 * lanes.f - 1) >> 6));
+  prefetch(words + ((bit + lanes.stored_bits - 1) >> 6));
 }
 
 // H(fp): the 64-bit mix of a fingerprint that defines its bucket pairing (the splitmix64
