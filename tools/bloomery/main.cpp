@@ -844,7 +844,7 @@ int explain_counting(bloomery::counting_bloom_filter f, const std::string& file,
 // stash.
 std::string bucket_text(const bloomery::cuckoo_filter& f, std::uint64_t b) {
   namespace d = bloomery::detail;
-  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  const d::cuckoo_lanes lanes(f.fingerprint_bits(), f.semi_sorted());
   const std::uint64_t bucket = d::read_bucket(f.words().data(), lanes, b);
   std::string s = "  bucket " + std::to_string(b) + ": [";
   for (std::uint32_t j = 0; j < d::cuckoo_bucket_slots; ++j) {
@@ -856,13 +856,13 @@ std::string bucket_text(const bloomery::cuckoo_filter& f, std::uint64_t b) {
 
 bool bucket_has(const bloomery::cuckoo_filter& f, std::uint64_t b, std::uint64_t fp) {
   namespace d = bloomery::detail;
-  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  const d::cuckoo_lanes lanes(f.fingerprint_bits(), f.semi_sorted());
   return lanes.matching_slots(d::read_bucket(f.words().data(), lanes, b), fp) != 0;
 }
 
 bool bucket_has_room(const bloomery::cuckoo_filter& f, std::uint64_t b) {
   namespace d = bloomery::detail;
-  const d::cuckoo_lanes lanes(f.fingerprint_bits());
+  const d::cuckoo_lanes lanes(f.fingerprint_bits(), f.semi_sorted());
   return lanes.zero_slots(d::read_bucket(f.words().data(), lanes, b)) != 0;
 }
 
@@ -958,7 +958,7 @@ int explain_cuckoo(bloomery::cuckoo_filter f, const std::string& file,
       std::printf("  stash: %s%s\n", stash_text(f).c_str(),
                   stashed ? (" <- holds " + std::to_string(p.fp)).c_str() : "");
     }
-    const d::cuckoo_lanes lanes(f.fingerprint_bits());
+    const d::cuckoo_lanes lanes(f.fingerprint_bits(), f.semi_sorted());
     if (d::cuckoo_probe(f.words().data(), lanes, f.stash(), p)) {
       std::printf(
           "  -> possibly present: fingerprint %llu is in %s. Another key with the same "

@@ -393,6 +393,15 @@ possibly new1
 possibly a1
 definitely_not zz-absent
 explain_agrees ex-cuckoo.f a1 a2 zz-absent
+# a cuckoo filter large enough for semi-sorted buckets: explain must decode them
+run 0 build -q --kind cuckoo -n 5000 -p 0.01 -o ex-cuckoo-ss.f bk.txt
+run 0 info ex-cuckoo-ss.f
+out_has "semi_sorted:        yes"
+run 0 explain ex-cuckoo-ss.f --query a1 a2 zz-absent
+cp out ex.out
+grep -qE "^  bucket [0-9]+: \[[-0-9, ]+\] <- holds [0-9]+$" out || fail "semi-sorted: no bucket holds a1"
+possibly a1
+explain_agrees ex-cuckoo-ss.f a1 a2 zz-absent
 # scalable: the sub-filter each insert goes to; the sub-filters probed, newest first
 run 0 explain ex-scalable.f new1 a1 --query new1 a1 a2 zz-absent
 cp out ex.out
