@@ -918,46 +918,58 @@ TEST(CuckooFormat, OtherKindsAreRejected) {
                        "holds a cuckoo filter, not a bloom filter"));
 }
 
+// Writes `value` at `offset` of a good file, reseals its checksum and returns the load error; the
+// mapped view must validate exactly as much (the same error).
+template <class T>
+std::string edited_error(const std::vector<std::byte>& good, std::size_t offset, T value) {
+  auto b = good;
+  detail::put(b.data() + offset, value);
+  test::reseal(b);
+  const std::string loaded = format_error_of([&] { deserialize<cuckoo_filter>(b); });
+  const std::string viewed = format_error_of([&] {
+    const auto parsed = detail::parse(b);
+    cuckoo_filter::view_of(parsed);
+  });
+  EXPECT_EQ(loaded, viewed);
+  return loaded;
+}
+
 TEST(CuckooFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
-  const auto edit = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
-    auto b = good;
-    detail::put(b.data() + offset, value);
-    test::reseal(b);
-    const std::string loaded = format_error_of([&] { deserialize<cuckoo_filter>(b); });
-    // The mapped view validates exactly as much.
-    const std::string viewed = format_error_of([&] {
-      const auto parsed = detail::parse(b);
-      cuckoo_filter::view_of(parsed);
-    });
-    EXPECT_EQ(loaded, viewed);
-    return loaded;
-  };
   const auto small = serialize(small_filter());  // stash empty; 32 buckets of 10 bits
   const auto full = serialize(full_filter());    // stash in use; 6 buckets of 6 bits
   const std::size_t P = 128;
-  EXPECT_TRUE(contains(edit(small, P + 0, std::uint32_t{3}), "fingerprint bits out of range: 3"));
-  EXPECT_TRUE(contains(edit(small, P + 0, std::uint32_t{17}), "fingerprint bits out of range"));
-  EXPECT_TRUE(contains(edit(small, P + 0, std::uint32_t{16}), "payload has"));
-  EXPECT_TRUE(contains(edit(small, P + 4, std::uint32_t{1u << 21}), "max kicks out of range"));
-  EXPECT_TRUE(contains(edit(small, P + 8, std::uint64_t{0}), "bucket count out of range"));
-  EXPECT_TRUE(contains(edit(small, P + 8, std::uint64_t{1} << 50), "bucket count out of range"));
-  EXPECT_TRUE(contains(edit(small, P + 8, std::uint64_t{1000}), "payload has"));
-  EXPECT_TRUE(contains(edit(small, P + 16, std::uint64_t{0}), "capacity is zero"));
-  EXPECT_TRUE(contains(edit(small, P + 24, 1.5), "target fpr"));
-  EXPECT_TRUE(contains(edit(small, P + 32, std::uint64_t{101}), "exceeds insert count"));
-  EXPECT_TRUE(contains(edit(small, P + 32, std::uint64_t{1}), "the table holds 100"));
-  EXPECT_TRUE(contains(edit(small, 64, std::uint64_t{99}), "99 inserts minus 0 removes"));
-  EXPECT_TRUE(contains(edit(small, P + 40, std::uint32_t{2}), "stash state"));
-  EXPECT_TRUE(contains(edit(small, P + 44, std::uint32_t{5}), "empty stash"));
-  EXPECT_TRUE(contains(edit(small, P + 48, std::uint64_t{5}), "empty stash"));
-  EXPECT_TRUE(contains(edit(small, P + 40, std::uint32_t{1}), "stash fingerprint out of range: 0"));
-  EXPECT_TRUE(contains(edit(full, P + 44, std::uint32_t{0}), "stash fingerprint out of range"));
-  EXPECT_TRUE(contains(edit(full, P + 44, std::uint32_t{64}), "stash fingerprint out of range"));
-  EXPECT_TRUE(contains(edit(full, P + 48, std::uint64_t{6}), "stash bucket out of range: 6"));
-  EXPECT_TRUE(contains(edit(full, P + 40, std::uint32_t{0}), "empty stash"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 0, std::uint32_t{3}), "fingerprint bits out of range: 3"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 0, std::uint32_t{17}), "fingerprint bits out of range"));
+  EXPECT_TRUE(contains(edited_error(small, P + 0, std::uint32_t{16}), "payload has"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 4, std::uint32_t{1u << 21}), "max kicks out of range"));
+  EXPECT_TRUE(contains(edited_error(small, P + 8, std::uint64_t{0}), "bucket count out of range"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 8, std::uint64_t{1} << 50), "bucket count out of range"));
+  EXPECT_TRUE(contains(edited_error(small, P + 8, std::uint64_t{1000}), "payload has"));
+  EXPECT_TRUE(contains(edited_error(small, P + 16, std::uint64_t{0}), "capacity is zero"));
+  EXPECT_TRUE(contains(edited_error(small, P + 24, 1.5), "target fpr"));
+  EXPECT_TRUE(contains(edited_error(small, P + 32, std::uint64_t{101}), "exceeds insert count"));
+  EXPECT_TRUE(contains(edited_error(small, P + 32, std::uint64_t{1}), "the table holds 100"));
+  EXPECT_TRUE(contains(edited_error(small, 64, std::uint64_t{99}), "99 inserts minus 0 removes"));
+  EXPECT_TRUE(contains(edited_error(small, P + 40, std::uint32_t{2}), "stash state"));
+  EXPECT_TRUE(contains(edited_error(small, P + 44, std::uint32_t{5}), "empty stash"));
+  EXPECT_TRUE(contains(edited_error(small, P + 48, std::uint64_t{5}), "empty stash"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 40, std::uint32_t{1}), "stash fingerprint out of range: 0"));
+  EXPECT_TRUE(
+      contains(edited_error(full, P + 44, std::uint32_t{0}), "stash fingerprint out of range"));
+  EXPECT_TRUE(
+      contains(edited_error(full, P + 44, std::uint32_t{64}), "stash fingerprint out of range"));
+  EXPECT_TRUE(
+      contains(edited_error(full, P + 48, std::uint64_t{6}), "stash bucket out of range: 6"));
+  EXPECT_TRUE(contains(edited_error(full, P + 40, std::uint32_t{0}), "empty stash"));
   // The payload: a bit past the table (small: 1280 table bits), and a fingerprint too many.
-  EXPECT_TRUE(contains(edit(small, 192 + 160, std::uint8_t{1}), "padding bits past the table"));
-  EXPECT_TRUE(contains(edit(small, 192 + 184, std::uint8_t{0x80}), "padding bits"));
+  EXPECT_TRUE(
+      contains(edited_error(small, 192 + 160, std::uint8_t{1}), "padding bits past the table"));
+  EXPECT_TRUE(contains(edited_error(small, 192 + 184, std::uint8_t{0x80}), "padding bits"));
   auto one_more = small;
   const cuckoo_filter f = small_filter();
   const detail::cuckoo_lanes lanes(10);
@@ -1297,28 +1309,18 @@ TEST(CuckooFormat, SemiSortedDamageIsRejected) {
       EXPECT_THROW(deserialize<cuckoo_filter>(std::span(good).first(len)), format_error) << len;
     }
   }
-  const auto edit = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
-    auto b = good;
-    detail::put(b.data() + offset, value);
-    test::reseal(b);
-    const std::string loaded = format_error_of([&] { deserialize<cuckoo_filter>(b); });
-    const std::string viewed = format_error_of([&] {
-      const auto parsed = detail::parse(b);
-      cuckoo_filter::view_of(parsed);
-    });
-    EXPECT_EQ(loaded, viewed);
-    return loaded;
-  };
   const cuckoo_filter f = small_filter_in(true);  // 32 buckets of 36 bits: 1152 table bits
   const auto small = serialize(f);
   const std::size_t P = 128;
-  EXPECT_TRUE(contains(edit(small, P + 56, std::uint32_t{2}), "bucket layout out of range: 2"));
-  EXPECT_TRUE(contains(edit(small, P + 60, std::uint32_t{1}), "reserved parameter field"));
+  EXPECT_TRUE(
+      contains(edited_error(small, P + 56, std::uint32_t{2}), "bucket layout out of range: 2"));
+  EXPECT_TRUE(contains(edited_error(small, P + 60, std::uint32_t{1}), "reserved parameter field"));
   // Layout 0 (plain) over a semi-sorted payload of the same size: read as 40-bit buckets, the
   // table no longer holds the 100 fingerprints the counts promise.
-  EXPECT_TRUE(contains(edit(small, P + 56, std::uint32_t{0}), "the table holds"));
-  EXPECT_TRUE(contains(edit(small, P + 0, std::uint32_t{16}), "payload has"));
-  EXPECT_TRUE(contains(edit(small, 192 + 144, std::uint8_t{1}), "padding bits past the table"));
+  EXPECT_TRUE(contains(edited_error(small, P + 56, std::uint32_t{0}), "the table holds"));
+  EXPECT_TRUE(contains(edited_error(small, P + 0, std::uint32_t{16}), "payload has"));
+  EXPECT_TRUE(
+      contains(edited_error(small, 192 + 144, std::uint8_t{1}), "padding bits past the table"));
   // A 60-byte block (the reserved field cut off) is malformed.
   {
     auto cut = small;
