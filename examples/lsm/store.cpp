@@ -116,6 +116,8 @@ struct store::state {
     if (opts.flush_hook) opts.flush_hook(s);
   }
 
+  // Temporary file, fsync, rename, directory fsync: what detail::write_file_atomically does, spelt
+  // out here so that flush_hook can stop the process between the fsync and the rename.
   void write_manifest(const manifest& m) {
     const fs::path tmp = dir / (std::string(manifest_name) + ".tmp");
     {
