@@ -45,10 +45,12 @@
 #endif
 
 #include "bench_common.hpp"
+#include "bench_report.hpp"
 
 namespace {
 
 using bloomery::bench::mix;
+using bloomery::bench::report_keys;
 using bloomery::bench::take_huge_flag;
 
 constexpr double kFpr = 0.01;
@@ -309,23 +311,12 @@ world<K>& world_for(std::uint64_t n) {
 // ---------------------------------------------------------------------------------------------
 // Reporting helpers.
 
-void report_keys(benchmark::State& st, std::uint64_t keys_per_iteration) {
-  const auto items = static_cast<std::int64_t>(st.iterations() * keys_per_iteration);
-  st.SetItemsProcessed(items);
-  // Rate of items, inverted: CPU seconds per key (the console shows e.g. "per_key=12.3ns").
-  st.counters["per_key"] = benchmark::Counter(
-      static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
 void report_filter(benchmark::State& st, const filter_stats& s) {
   st.counters["bits_per_key"] = s.bits_per_key;
   st.counters["k"] = s.hashes;
   st.counters["fpr"] = s.fpr;
   st.counters["fpr_theory"] = s.fpr_theory;
-  if (s.false_negatives != 0) {
-    const std::string msg = "false negatives: " + std::to_string(s.false_negatives);
-    st.SkipWithError(msg.c_str());
-  }
+  bloomery::bench::fail_on_false_negatives(st, s.false_negatives);
 }
 
 // Walks a power-of-two key stream kBatch keys per iteration; `per_batch(const K*)` handles one

@@ -48,10 +48,12 @@
 #include "family_filters.hpp"
 
 #include "bench_common.hpp"
+#include "bench_report.hpp"
 
 namespace {
 
 using bloomery::bench::mix;
+using bloomery::bench::report_keys;
 using bloomery::bench::take_huge_flag;
 
 using u64 = std::uint64_t;
@@ -211,21 +213,11 @@ world& world_for(u64 n) {
 // ---------------------------------------------------------------------------------------------
 // Reporting.
 
-void report_keys(benchmark::State& st, u64 keys_per_iteration) {
-  const auto items = static_cast<std::int64_t>(st.iterations() * keys_per_iteration);
-  st.SetItemsProcessed(items);
-  st.counters["per_key"] = benchmark::Counter(
-      static_cast<double>(items), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
 void report_filter(benchmark::State& st, const filter_stats& s) {
   st.counters["bits_per_key"] = s.bits_per_key;
   st.counters["fpr"] = s.fpr;
   st.counters["est_fpr"] = s.est_fpr;
-  if (s.false_negatives != 0) {
-    const std::string msg = "false negatives: " + std::to_string(s.false_negatives);
-    st.SkipWithError(msg.c_str());
-  }
+  bloomery::bench::fail_on_false_negatives(st, s.false_negatives);
 }
 
 // ---------------------------------------------------------------------------------------------

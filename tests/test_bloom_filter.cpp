@@ -65,23 +65,11 @@ TEST(BloomFilter, MayContainManyAgreesWithMayContain) {
   for (auto k : keys) f.insert(k);
   std::vector<std::uint64_t> probe = absent_keys(20'000);
   probe.insert(probe.end(), keys.begin(), keys.begin() + 20'000);
-  std::vector<bool> out(probe.size());
-  const std::size_t positives = f.may_contain_many(probe, out);
-  std::size_t expected = 0;
-  for (std::size_t i = 0; i < probe.size(); ++i) {
-    ASSERT_EQ(out[i], f.may_contain(probe[i])) << i;
-    expected += out[i];
-  }
-  EXPECT_EQ(positives, expected);
+  const std::size_t positives = test::expect_batched_matches_single(f, probe);
   EXPECT_GE(positives, 20'000u);
   // Strings through the same path, and an output too small is an error, not an overflow.
-  std::vector<std::string> words = {"a", "b", "c"};
   f.insert("b");
-  std::vector<unsigned char> small(2);
-  EXPECT_THROW(f.may_contain_many(words, small), std::invalid_argument);
-  std::vector<unsigned char> out3(3);
-  f.may_contain_many(words, out3);
-  EXPECT_EQ(out3[1], 1);
+  test::expect_batched_output_checked(f);
 }
 
 // Filters past 1 MiB take the batched paths (bloom_core.hpp): rounds, and the mostly-present path
@@ -100,14 +88,7 @@ TEST(BloomFilter, BatchedRoundsAgreeWithMayContainOnLargeFilters) {
     const bool present = phase == 1 || (phase == 2 && i % 2 == 0);
     probe.push_back(present ? keys[(i * 7919) % keys.size()] : absent[i]);
   }
-  std::vector<bool> out(probe.size());
-  const std::size_t positives = f.may_contain_many(probe, out);
-  std::size_t expected = 0;
-  for (std::size_t i = 0; i < probe.size(); ++i) {
-    ASSERT_EQ(out[i], f.may_contain(probe[i])) << i;
-    expected += out[i];
-  }
-  EXPECT_EQ(positives, expected);
+  test::expect_batched_matches_single(f, probe);
 }
 
 // Measured FPR against theory at several (n, p); the tolerance is statistical (test_support.hpp).

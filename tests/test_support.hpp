@@ -88,6 +88,38 @@ class temp_dir {
   std::filesystem::path path_;
 };
 
+// Checks may_contain_many(probe) against may_contain key by key (failing at the first key that
+// differs) and that its return value counts the positives; returns that count.
+template <class F, class Keys>
+std::size_t expect_batched_matches_single(const F& f, const Keys& probe) {
+  std::vector<bool> out(std::size(probe));
+  const std::size_t positives = f.may_contain_many(probe, out);
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < std::size(probe); ++i) {
+    if (out[i] != f.may_contain(probe[i])) {
+      ADD_FAILURE() << "may_contain_many differs from may_contain at key " << i;
+      break;
+    }
+    expected += out[i];
+  }
+  EXPECT_EQ(positives, expected);
+  return positives;
+}
+
+// String keys through may_contain_many on a filter that holds "b": an output shorter than the
+// keys is std::invalid_argument (never an overflow), a right-sized one marks "b". Returns the
+// positives among {"a", "b", "c"}.
+template <class F>
+std::size_t expect_batched_output_checked(const F& f) {
+  const std::vector<std::string> words = {"a", "b", "c"};
+  std::vector<unsigned char> small(2);
+  EXPECT_THROW(f.may_contain_many(words, small), std::invalid_argument);
+  std::vector<unsigned char> out3(3);
+  const std::size_t positives = f.may_contain_many(words, out3);
+  EXPECT_EQ(out3[1], 1);
+  return positives;
+}
+
 // Re-seals a hand-edited file image (recomputes its checksum), so that only the semantic checks
 // of a loader can catch the edit.
 inline void reseal(std::vector<std::byte>& bytes) {
