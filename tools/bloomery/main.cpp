@@ -258,8 +258,10 @@ std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, co
     std::uint64_t count = 0;
     read_keys(in.files, in.options(label), [&](std::span<const std::string_view> keys) {
       while (helpers.size() + 1 < threads && keys.size() >= 2 * 4096) {
-        helpers.push_back(f);  // same bits, hashes and seed, so the union is defined
-        helpers.back().clear();
+        // Empty, with the same bits, hashes and hasher, so the union is defined (the helper's
+        // capacity and target do not matter: the union keeps f's).
+        helpers.emplace_back(
+            bloomery::bloom_parameters{.bits = f.bit_count(), .hashes = f.hash_count()}, f.hash());
       }
       for_each_slice(
           keys.size(), static_cast<unsigned>(helpers.size() + 1),
