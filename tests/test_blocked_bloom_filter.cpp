@@ -72,7 +72,7 @@ TEST(BlockedBloom, SizedForTargetsDeliversThem) {
 
 TEST(BlockedBloom, SimdAndPortablePathsAgree) {
   const std::uint64_t n = 200'000;
-  for (std::uint32_t k : {1u, 5u, 8u, 9u, 16u}) {
+  for (std::uint32_t k = 1; k <= 16; ++k) {  // every lane count of both AVX2 steps
     blocked_bloom_filter f({.bits = 512 * 4000, .hashes = k});
     const auto keys = test::present_keys(n);
     for (std::size_t i = 0; i < n; i += 2) f.insert(keys[i]);

@@ -193,7 +193,7 @@ using blocked_bloom_filter = detail::basic_bit_filter<detail::blocked_layout>;
 // Forces the portable query path even where AVX2 is available (process-wide; for tests and
 // benchmarks comparing the paths). Not thread-safe: set it before queries start.
 inline void force_portable_simd(bool forced) noexcept {
-  detail::force_portable_flag() = forced;
+  detail::select_portable(forced);
 }
 inline bool simd_available() noexcept {
   return detail::cpu_has_avx2();

@@ -76,37 +76,45 @@ inline bool block_probe_portable(const std::uint64_t* line, std::uint32_t seed,
 }
 
 #if BLOOMERY_HAVE_AVX2_PATH
-// AVX2 probe: eight probes per step. Each lane computes its bit b, fetches 32-bit word b/32 of
-// the line with two in-register permutes, and the test checks all lanes' bits at once.
+// Row r has its first r lanes set: the AVX2 probe's lanes past k test nothing.
+alignas(32) inline constexpr std::int32_t first_lanes[9][8] = {
+    {0, 0, 0, 0, 0, 0, 0, 0},        {-1, 0, 0, 0, 0, 0, 0, 0},
+    {-1, -1, 0, 0, 0, 0, 0, 0},      {-1, -1, -1, 0, 0, 0, 0, 0},
+    {-1, -1, -1, -1, 0, 0, 0, 0},    {-1, -1, -1, -1, -1, 0, 0, 0},
+    {-1, -1, -1, -1, -1, -1, 0, 0},  {-1, -1, -1, -1, -1, -1, -1, 0},
+    {-1, -1, -1, -1, -1, -1, -1, -1}};
+
+// AVX2 probe: eight probes per step (one step for the usual k <= 8). Lane i holds the product
+// x = seed * c_i; its bit b = x >> 23 lies in 32-bit word b >> 5 of the line. Both halves of the
+// line are permuted by that word's low three bits (x >> 28), and x's own sign bit (bit 8 of b)
+// picks the half, so the word index costs one shift. One test then checks every lane's bit.
 __attribute__((target("avx2"))) inline bool block_probe_avx2(const std::uint64_t* line,
                                                              std::uint32_t seed,
                                                              std::uint32_t k) noexcept {
   const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(line));
   const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(line + 4));
   const __m256i s = _mm256_set1_epi32(static_cast<int>(seed));
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (std::uint32_t first = 0; first < k; first += 8) {
-    const __m256i mul =
-        _mm256_load_si256(reinterpret_cast<const __m256i*>(block_multipliers + first));
-    const __m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(s, mul), 23);
-    const __m256i word = _mm256_srli_epi32(bit, 5);  // 0..15: which 32-bit word
-    const __m256i from_lo = _mm256_permutevar8x32_epi32(lo, word);
-    const __m256i from_hi = _mm256_permutevar8x32_epi32(hi, word);
-    const __m256i pick_hi = _mm256_slli_epi32(word, 28);  // bit 3 of word -> sign bit
+    const __m256i x = _mm256_mullo_epi32(
+        s, _mm256_load_si256(reinterpret_cast<const __m256i*>(block_multipliers + first)));
+    const __m256i half_word = _mm256_srli_epi32(x, 28);
     const __m256i w = _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(from_lo), _mm256_castsi256_ps(from_hi), _mm256_castsi256_ps(pick_hi)));
-    __m256i mask =
-        _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_and_si256(bit, _mm256_set1_epi32(31)));
-    // Lanes past k test nothing.
-    const __m256i active = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k - first)), lane);
-    mask = _mm256_and_si256(mask, active);
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, half_word)),
+        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, half_word)), _mm256_castsi256_ps(x)));
+    const __m256i shift = _mm256_and_si256(_mm256_srli_epi32(x, 23), _mm256_set1_epi32(31));
+    const __m256i lanes = _mm256_load_si256(
+        reinterpret_cast<const __m256i*>(first_lanes[std::min<std::uint32_t>(k - first, 8)]));
+    const __m256i mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), shift), lanes);
     if (!_mm256_testc_si256(w, mask)) return false;  // some bit of mask is clear in w
   }
   return true;
 }
 
 inline bool cpu_has_avx2() noexcept {
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = [] {
+    __builtin_cpu_init();  // safe to call early, e.g. from another static initializer
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
   return has;
 }
 #else
@@ -115,12 +123,17 @@ inline bool cpu_has_avx2() noexcept {
 }
 #endif
 
-// Which probe the process uses: AVX2 when the CPU has it, unless forced portable (for tests and
-// benchmarks that compare the two paths).
-inline bool& force_portable_flag() noexcept {
-  static bool forced = false;
-  return forced;
+// The path queries take: true for AVX2. A plain global rather than a function-local static, so
+// each query reads one byte and checks no initialization guard. Read before its initializer has
+// run (only possible from another static initializer) it is false, and the portable path gives
+// the same answers.
+inline bool avx2_selected = cpu_has_avx2();
+
+// Forces the portable path even where AVX2 exists (tests and benchmarks comparing the paths).
+inline void select_portable(bool forced) noexcept {
+  avx2_selected = !forced && cpu_has_avx2();
 }
+
 #if defined(__SANITIZE_THREAD__)
 // ThreadSanitizer does not model vector loads beside atomic ORs; the portable path reads with
 // relaxed atomic loads, so TSan builds check the concurrent contract on that path.
@@ -129,7 +142,7 @@ inline bool use_avx2() noexcept {
 }
 #else
 inline bool use_avx2() noexcept {
-  return cpu_has_avx2() && !force_portable_flag();
+  return avx2_selected;
 }
 #endif
 

@@ -41,22 +41,33 @@ inline void insert_hash_atomic(std::uint64_t* words, std::uint64_t m, std::uint3
   });
 }
 
-// True when every probed bit is set. The first two probes are loaded before any branch, so their
-// cache misses overlap: an absent key in a filter filled to capacity needs about two probes on
-// average (each is set with probability ~1/2), and this measured 5-25% faster than testing one
-// probe at a time at 10^6..10^8 keys. Later probes stop at the first clear bit.
+// Probes loaded together before the first branch in probe_hash.
+inline constexpr std::uint32_t eager_probes = 3;
+
+// True when every probed bit is set. The first three probes are loaded before any branch: their
+// cache misses overlap, and for an absent key in a filter at capacity (each bit set with
+// probability ~1/2) the branch after them goes "absent" 7 times in 8, so the CPU predicts it and
+// runs ahead into the caller's next lookup instead of stalling on a mispredicted early exit. Later
+// probes stop at the first clear bit. Measured against loading two first (bench/, 10^6 keys, three
+// interleaved runs): 14.8-16.6 ns against 19.8-23.4 per absent key; four first was no better.
 inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_t k,
                        hash128 h) noexcept {
   std::uint64_t g = h.low;
-  const std::uint64_t p0 = reduce(g, m);
-  if (k == 1) return test_bit(words, p0);
-  g += h.high;
-  const std::uint64_t p1 = reduce(g, m);
-  const std::uint64_t both =
-      (load_word(words + (p0 >> 6)) >> (p0 & 63)) & (load_word(words + (p1 >> 6)) >> (p1 & 63));
-  if (!(both & 1)) return false;
-  g += h.high;
-  for (std::uint32_t i = 2; i < k; ++i, g += h.high) {
+  std::uint32_t i = 0;
+  if (k >= eager_probes) {
+    const std::uint64_t p0 = reduce(g, m);
+    g += h.high;
+    const std::uint64_t p1 = reduce(g, m);
+    g += h.high;
+    const std::uint64_t p2 = reduce(g, m);
+    g += h.high;
+    const std::uint64_t all = (load_word(words + (p0 >> 6)) >> (p0 & 63)) &
+                              (load_word(words + (p1 >> 6)) >> (p1 & 63)) &
+                              (load_word(words + (p2 >> 6)) >> (p2 & 63));
+    if (!(all & 1)) return false;
+    i = eager_probes;
+  }
+  for (; i < k; ++i, g += h.high) {
     if (!test_bit(words, reduce(g, m))) return false;
   }
   return true;
