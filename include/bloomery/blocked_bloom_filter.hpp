@@ -20,14 +20,74 @@
 namespace bloomery {
 namespace detail {
 
-#if BLOOMERY_HAVE_AVX2_PATH
-__attribute__((target("avx2"))) inline void probe_blocks_avx2(const std::uint64_t* w,
-                                                              const block_slot* at,
-                                                              std::size_t count, std::uint32_t k,
-                                                              bool* out) noexcept {
-  for (std::size_t j = 0; j < count; ++j) {
-    out[j] = block_probe_avx2(w + at[j].block * words_per_line, at[j].seed, k);
+// How many keys ahead of the one being probed batched queries hash a key and prefetch its line.
+// The memory system then always has that many lines in flight, and hashing overlaps the waits.
+// Measured against hashing and prefetching 64 keys, then probing those 64: at 10^8 keys 10.4 ns
+// against 15.6 per absent key, at 10^7 the same (6.7-6.9 ns); 16 ahead was slower, 64 no faster.
+inline constexpr std::size_t block_lead = 32;
+
+// The keys of a batched query, hashed block_lead places ahead of the probe. take(i) must be
+// called for i = 0, 1, 2, ...: it returns key i's block and seed and schedules key i + lead.
+template <class Keys>
+class block_lookahead {
+ public:
+  block_lookahead(const hasher& hash, const std::uint64_t* w, std::uint64_t blocks,
+                  const Keys& keys) noexcept
+      : hash_(hash), w_(w), blocks_(blocks), keys_(keys), n_(std::ranges::size(keys)) {
+    for (std::size_t i = 0; i < std::min(block_lead, n_); ++i) ring_[i] = fetch(i);
   }
+  block_slot take(std::size_t i) noexcept {
+    block_slot& slot = ring_[i % block_lead];
+    const block_slot at = slot;
+    if (i + block_lead < n_) slot = fetch(i + block_lead);
+    return at;
+  }
+
+ private:
+  block_slot fetch(std::size_t i) noexcept {
+    const block_slot at = locate(hash_key(hash_, keys_[i]), blocks_);
+    prefetch(w_ + at.block * words_per_line);
+    return at;
+  }
+
+  const hasher& hash_;
+  const std::uint64_t* w_;
+  std::uint64_t blocks_;
+  const Keys& keys_;
+  std::size_t n_;
+  block_slot ring_[block_lead];
+};
+
+// The batched query loop, once per probe path: the AVX2 one must be compiled for AVX2 as a
+// whole, hashing included, so that the probe inlines into it.
+template <class Keys, class Out>
+std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
+                                  Out& out) noexcept {
+  block_lookahead<Keys> ahead(m.hash, w, m.bits / block_bits, keys);
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < std::ranges::size(keys); ++i) {
+    const block_slot at = ahead.take(i);
+    const bool hit = block_probe_portable(w + at.block * words_per_line, at.seed, m.hashes);
+    out[i] = hit;
+    positives += hit;
+  }
+  return positives;
+}
+
+#if BLOOMERY_HAVE_AVX2_PATH
+template <class Keys, class Out>
+__attribute__((target("avx2"))) std::size_t probe_blocks_avx2(const std::uint64_t* w,
+                                                              const bloom_meta& m, const Keys& keys,
+                                                              Out& out) noexcept {
+  block_lookahead<Keys> ahead(m.hash, w, m.bits / block_bits, keys);
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < std::ranges::size(keys); ++i) {
+    const block_slot at = ahead.take(i);
+    const bool hit = block_probe_avx2(w + at.block * words_per_line, at.seed, m.hashes);
+    out[i] = hit;
+    positives += hit;
+  }
+  return positives;
 }
 #endif
 
@@ -118,43 +178,15 @@ struct blocked_layout {
     return block_probe(w + at.block * words_per_line, at.seed, m.hashes);
   }
 
-  // Batched: hash a block of keys and prefetch each key's one line, then probe them all in one
-  // SIMD (or portable) loop.
+  // Batched: see block_lookahead.
   template <class Keys, class Out>
   static std::size_t probe_many(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
                                 Out& out) {
     check_batch_sizes(keys, out);
-    constexpr std::size_t batch = 64;
-    const std::size_t n = std::ranges::size(keys);
-    const std::uint64_t blocks = m.bits / block_bits;
-    const bool prefetching = words_for_bits(m.bits) * 8 >= batch_min_bytes;
-    const bool simd = use_avx2();
-    block_slot at[batch];
-    bool hit[batch];
-    std::size_t positives = 0;
-    for (std::size_t base = 0; base < n; base += batch) {
-      const std::size_t count = std::min(batch, n - base);
-      for (std::size_t j = 0; j < count; ++j) {
-        at[j] = locate(hash_key(m.hash, keys[base + j]), blocks);
-        if (prefetching) prefetch(w + at[j].block * words_per_line);
-      }
 #if BLOOMERY_HAVE_AVX2_PATH
-      if (simd) {
-        probe_blocks_avx2(w, at, count, m.hashes, hit);
-      } else
+    if (use_avx2()) return probe_blocks_avx2(w, m, keys, out);
 #endif
-      {
-        (void)simd;
-        for (std::size_t j = 0; j < count; ++j) {
-          hit[j] = block_probe_portable(w + at[j].block * words_per_line, at[j].seed, m.hashes);
-        }
-      }
-      for (std::size_t j = 0; j < count; ++j) {
-        out[base + j] = hit[j];
-        positives += hit[j];
-      }
-    }
-    return positives;
+    return probe_blocks_portable(w, m, keys, out);
   }
 
   // Sum over blocks of -(512/k) ln(1 - X_b/512); a full block counts as 511.5 set bits so the
