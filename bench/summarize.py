@@ -9,6 +9,8 @@ Times are CPU ns per key (the `per_key` counter).
 import json
 import sys
 
+from paired import load_rounds, paired
+
 OPS = ["insert", "build", "present", "absent", "present_many", "absent_many"]
 IMPLS = ["bloomery", "libbloom", "leveldb"]
 SIZES = [10_000, 1_000_000, 10_000_000, 100_000_000]
@@ -58,6 +60,7 @@ def size_name(n):
 
 def main(paths):
     rows, ctx = load(paths)
+    rounds = load_rounds(paths)
     out = []
     out.append(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at "
                f"{ctx.get('mhz_per_cpu', '?')} MHz, load average at start "
@@ -134,11 +137,15 @@ def main(paths):
     if b and lb:
         r = ns(lb) / ns(b)
         out.append(f"- (a) absent may_contain, 10^7 u64: libbloom / bloomery = {r:.2f}x "
-                   f"(target >= 3x: {'met' if r >= 3 else 'MISSED'})")
+                   f"(target >= 3x: {'met' if r >= 3 else 'MISSED'})"
+                   + paired(rounds, key("absent", "libbloom", "u64", 10_000_000),
+                            key("absent", "bloomery", "u64", 10_000_000)))
     if b and ld:
         r = ns(ld) / ns(b)
         out.append(f"- (a) absent may_contain, 10^7 u64: LevelDB / bloomery = {r:.2f}x "
-                   f"(target >= 2x: {'met' if r >= 2 else 'MISSED'})")
+                   f"(target >= 2x: {'met' if r >= 2 else 'MISSED'})"
+                   + paired(rounds, key("absent", "leveldb", "u64", 10_000_000),
+                            key("absent", "bloomery", "u64", 10_000_000)))
     if b:
         dev = b["fpr"] / b["fpr_theory"] - 1
         out.append(f"- (a) bloomery FPR {b['fpr'] * 100:.4f}% vs theory {b['fpr_theory'] * 100:.4f}%: "
@@ -149,7 +156,9 @@ def main(paths):
         if one and many:
             r = ns(one) / ns(many)
             out.append(f"- (b) {kind} keys, 10^8 u64: one-at-a-time / may_contain_many = {r:.2f}x "
-                       f"(target >= 2.5x: {'met' if r >= 2.5 else 'MISSED'})")
+                       f"(target >= 2.5x: {'met' if r >= 2.5 else 'MISSED'})"
+                       + paired(rounds, key(kind, "bloomery", "u64", 100_000_000),
+                                key(kind + "_many", "bloomery", "u64", 100_000_000)))
     print("\n".join(out))
 
 

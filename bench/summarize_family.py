@@ -13,6 +13,8 @@ import json
 import statistics
 import sys
 
+from paired import load_rounds, paired
+
 FILTERS = ["bloom", "blocked", "blocked-portable", "counting", "cuckoo", "scalable", "static8",
            "static16", "leveldb", "bloom-10b", "blocked-10b"]
 NOTES = {
@@ -82,6 +84,7 @@ def size_name(n):
 
 def main(paths):
     rows, ctx = load(paths)
+    rounds = load_rounds(paths)
     get = lambda op, f, n: rows.get(f"{op}/{f}/{n}")
     out = []
     loads = ", ".join(f"{c['load_avg'][0]:.2f}" if c.get("load_avg") else "?"
@@ -130,7 +133,7 @@ def main(paths):
         out.append("| target | numerator (ns) | blocked-10b (ns) | ratio | result |")
         out.append("|---|---:|---:|---:|---|")
 
-        def line(label, num, den, need):
+        def line(label, num, den, need, num_name, den_name):
             if not (num and den):
                 return
             r = ns(num) / ns(den)
@@ -138,11 +141,15 @@ def main(paths):
             verdict = ("**met**" if r >= need else "**missed**") if n == 10_000_000 else (
                 "met" if r >= need else "missed")
             out.append(f"| {label} ≥ {need:g}x | {ns(num):.1f}{cv(num)} | {ns(den):.1f}{cv(den)} | "
-                       f"{r:.2f}x | {verdict} |")
+                       f"{r:.2f}x{paired(rounds, num_name, den_name)} | {verdict} |")
 
-        line("one-at-a-time: LevelDB `KeyMayMatch` / blocked `may_contain`", ld, b1, 2.5)
-        line("batched: LevelDB `KeyMayMatch` / blocked `may_contain_many`", ld, bm, 10)
-        line("batched: classic `may_contain_many` / blocked `may_contain_many`", cm, bm, 2)
+        name = lambda op, f: f"{op}/{f}/{n}"
+        line("one-at-a-time: LevelDB `KeyMayMatch` / blocked `may_contain`", ld, b1, 2.5,
+             name("absent", "leveldb"), name("absent", "blocked-10b"))
+        line("batched: LevelDB `KeyMayMatch` / blocked `may_contain_many`", ld, bm, 10,
+             name("absent", "leveldb"), name("absent_many", "blocked-10b"))
+        line("batched: classic `may_contain_many` / blocked `may_contain_many`", cm, bm, 2,
+             name("absent_many", "bloom-10b"), name("absent_many", "blocked-10b"))
         out.append("")
         if any(r and r.get("cv") is not None for r in (b1, bm, ld, cm)):
             out.append("(± is the coefficient of variation across repetitions.)")
