@@ -76,38 +76,42 @@ inline bool block_probe_portable(const std::uint64_t* line, std::uint32_t seed,
 }
 
 #if BLOOMERY_HAVE_AVX2_PATH
-// Row r has its first r lanes set: the AVX2 probe's lanes past k test nothing.
+// Row r holds 1 in its first r lanes: an AVX2 step tests bit 0 of those lanes only.
 alignas(32) inline constexpr std::int32_t first_lanes[9][8] = {
-    {0, 0, 0, 0, 0, 0, 0, 0},        {-1, 0, 0, 0, 0, 0, 0, 0},
-    {-1, -1, 0, 0, 0, 0, 0, 0},      {-1, -1, -1, 0, 0, 0, 0, 0},
-    {-1, -1, -1, -1, 0, 0, 0, 0},    {-1, -1, -1, -1, -1, 0, 0, 0},
-    {-1, -1, -1, -1, -1, -1, 0, 0},  {-1, -1, -1, -1, -1, -1, -1, 0},
-    {-1, -1, -1, -1, -1, -1, -1, -1}};
+    {0, 0, 0, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0, 0, 0},
+    {1, 1, 1, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 0, 0, 0},
+    {1, 1, 1, 1, 1, 1, 0, 0}, {1, 1, 1, 1, 1, 1, 1, 0}, {1, 1, 1, 1, 1, 1, 1, 1}};
 
-// AVX2 probe: eight probes per step (one step for the usual k <= 8). Lane i holds the product
-// x = seed * c_i; its bit b = x >> 23 lies in 32-bit word b >> 5 of the line. Both halves of the
-// line are permuted by that word's low three bits (x >> 28), and x's own sign bit (bit 8 of b)
-// picks the half, so the word index costs one shift. One test then checks every lane's bit.
+// One AVX2 step: probes first .. first + lanes - 1 (lanes <= 8) of the key whose line is lo:hi.
+// Lane i holds the product x = seed * c_i; its bit b = x >> 23 lies in 32-bit word b >> 5 of the
+// line. Both halves of the line are permuted by that word's low three bits (x >> 28), and x's own
+// sign bit (bit 8 of b) picks the half. Shifting each word right by b & 31 brings the probed bit
+// to bit 0, and one test checks bit 0 of every active lane. No constant but the two tables is
+// needed, which keeps the one-at-a-time query short.
+__attribute__((target("avx2"))) inline bool block_step_avx2(__m256i lo, __m256i hi, __m256i seed,
+                                                            std::uint32_t first,
+                                                            std::uint32_t lanes) noexcept {
+  const __m256i x = _mm256_mullo_epi32(
+      seed, _mm256_load_si256(reinterpret_cast<const __m256i*>(block_multipliers + first)));
+  const __m256i half_word = _mm256_srli_epi32(x, 28);
+  const __m256i w = _mm256_castps_si256(_mm256_blendv_ps(
+      _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, half_word)),
+      _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, half_word)), _mm256_castsi256_ps(x)));
+  const __m256i shift = _mm256_srli_epi32(_mm256_slli_epi32(x, 4), 27);  // bits 23..27 of x
+  const __m256i bits = _mm256_srlv_epi32(w, shift);
+  return _mm256_testc_si256(
+      bits, _mm256_load_si256(reinterpret_cast<const __m256i*>(first_lanes[lanes])));
+}
+
+// AVX2 probe: one step for k <= 8, two for k <= 16.
 __attribute__((target("avx2"))) inline bool block_probe_avx2(const std::uint64_t* line,
                                                              std::uint32_t seed,
                                                              std::uint32_t k) noexcept {
   const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(line));
   const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(line + 4));
   const __m256i s = _mm256_set1_epi32(static_cast<int>(seed));
-  for (std::uint32_t first = 0; first < k; first += 8) {
-    const __m256i x = _mm256_mullo_epi32(
-        s, _mm256_load_si256(reinterpret_cast<const __m256i*>(block_multipliers + first)));
-    const __m256i half_word = _mm256_srli_epi32(x, 28);
-    const __m256i w = _mm256_castps_si256(_mm256_blendv_ps(
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, half_word)),
-        _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, half_word)), _mm256_castsi256_ps(x)));
-    const __m256i shift = _mm256_and_si256(_mm256_srli_epi32(x, 23), _mm256_set1_epi32(31));
-    const __m256i lanes = _mm256_load_si256(
-        reinterpret_cast<const __m256i*>(first_lanes[std::min<std::uint32_t>(k - first, 8)]));
-    const __m256i mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), shift), lanes);
-    if (!_mm256_testc_si256(w, mask)) return false;  // some bit of mask is clear in w
-  }
-  return true;
+  if (!block_step_avx2(lo, hi, s, 0, std::min<std::uint32_t>(k, 8))) return false;
+  return k <= 8 || block_step_avx2(lo, hi, s, 8, k - 8);
 }
 
 inline bool cpu_has_avx2() noexcept {
