@@ -92,21 +92,171 @@ void check_batch_sizes(const Keys& keys, const Out& out) {
   }
 }
 
-// Batched may_contain, in rounds: hash a batch of keys and prefetch each one's first probe; then
-// round r tests probe r of every key still undecided, drops the keys whose bit is clear (their
-// answer is "no"), and prefetches probe r+1 of the survivors. While one key's line is on its way,
-// the other keys' work runs, so a batch waits for memory about once per round instead of once per
-// probe. Absent keys leave after ~2 rounds, as with early exit in probe_hash. A batch that follows
-// a mostly present one (over 3/4 positives) skips the rounds instead: every key prefetches all its
-// lines, in groups, measured 20-40% faster for a stream of present keys. Same answers as
-// probe_hash on each key; returns how many keys answered "possibly present".
+// Keys per lane of probe_many: two lanes keep up to 2 * 128 keys' misses in flight.
+inline constexpr std::size_t lane_size = batch_size / 2;
+
+// Batched may_contain, in rounds. A lane hashes up to lane_size keys and prefetches each one's
+// first probe; then round r tests probe r of every key still undecided, drops the keys whose bit
+// is clear (their answer is "no"), and prefetches probe r+1 of the survivors. Absent keys leave
+// after ~2 rounds, as with early exit in probe_hash. Two lanes take turns, so the lines one lane
+// waits for arrive while the other lane computes (measured 5-7% faster than one batch of 256 at
+// 10^7 and 10^8 keys). A lane whose keys are mostly present after round 0 (over 3/4 survive;
+// absent keys survive about half the time) fetches all their remaining lines at once and finishes
+// each key in one go; and after a lane of mostly present keys, the next keys skip the rounds: they
+// are hashed in groups of present_group, all their lines prefetched, then probed (measured 20-40%
+// faster for a stream of present keys). Same answers as probe_hash on each key.
+template <class Keys, class Out>
+class batched_probe {
+ public:
+  batched_probe(const hasher& hash, const std::uint64_t* words, std::uint64_t m, std::uint32_t k,
+                const Keys& keys, Out& out) noexcept
+      : hash_(hash),
+        words_(words),
+        m_(m),
+        k_(k),
+        keys_(keys),
+        out_(out),
+        n_(std::ranges::size(keys)) {}
+
+  // Returns how many keys answered "possibly present".
+  std::size_t run() noexcept {
+    for (lane& l : lanes_) begin(l);
+    while (lanes_[0].active || lanes_[1].active) {
+      for (lane& l : lanes_) {
+        if (!l.active) continue;
+        advance(l);
+        if (!l.active) {
+          finish(l);
+          begin(l);
+        }
+      }
+    }
+    return positives_;
+  }
+
+ private:
+  struct lane {
+    bool active = false;
+    std::size_t base = 0, count = 0, alive = 0;
+    std::uint32_t round = 0;
+    std::uint64_t g[lane_size], step[lane_size], pos[lane_size];
+    std::uint16_t live[lane_size];
+    bool hit[lane_size];
+  };
+
+  // Starts the lane on the next keys; runs mostly present keys through the present path first.
+  void begin(lane& l) noexcept {
+    while (mostly_present_ && next_ < n_) present_group_probe();
+    l.active = next_ < n_;
+    if (!l.active) return;
+    l.base = next_;
+    l.count = std::min(lane_size, n_ - next_);
+    next_ += l.count;
+    for (std::size_t j = 0; j < l.count; ++j) {
+      const hash128 h = hash_key(hash_, keys_[l.base + j]);
+      l.g[j] = h.low;
+      l.step[j] = h.high;
+      l.pos[j] = reduce(h.low, m_);
+      prefetch(words_ + (l.pos[j] >> 6));
+      l.live[j] = static_cast<std::uint16_t>(j);
+    }
+    l.alive = l.count;
+    l.round = 0;
+  }
+
+  // One round: test, compact without branches, and prefetch the survivors' next probe.
+  void advance(lane& l) noexcept {
+    std::size_t kept = 0;
+    for (std::size_t a = 0; a < l.alive; ++a) {
+      const std::uint16_t j = l.live[a];
+      const bool set = test_bit(words_, l.pos[j]);
+      l.hit[j] = set;
+      l.live[kept] = j;
+      kept += set;
+    }
+    l.alive = kept;
+    if (++l.round == k_ || kept == 0) {
+      l.active = false;
+      return;
+    }
+    if (l.round == 1 && kept * 4 > l.count * 3) {
+      // Mostly present keys need every probe anyway: fetch all remaining lines at once.
+      for (std::size_t a = 0; a < kept; ++a) {
+        const std::uint16_t j = l.live[a];
+        for_each_position({l.g[j] + l.step[j], l.step[j]}, m_, k_ - 1,
+                          [&](std::uint64_t p) { prefetch(words_ + (p >> 6)); });
+      }
+      for (std::size_t a = 0; a < kept; ++a) {
+        const std::uint16_t j = l.live[a];
+        l.hit[j] = probe_hash(words_, m_, k_ - 1, {l.g[j] + l.step[j], l.step[j]});
+      }
+      l.active = false;
+      return;
+    }
+    for (std::size_t a = 0; a < kept; ++a) {
+      const std::uint16_t j = l.live[a];
+      l.g[j] += l.step[j];
+      l.pos[j] = reduce(l.g[j], m_);
+      prefetch(words_ + (l.pos[j] >> 6));
+    }
+  }
+
+  void finish(const lane& l) noexcept {
+    std::size_t lane_positives = 0;
+    for (std::size_t j = 0; j < l.count; ++j) {
+      out_[l.base + j] = l.hit[j];
+      lane_positives += l.hit[j];
+    }
+    positives_ += lane_positives;
+    mostly_present_ = lane_positives * 4 > l.count * 3;
+  }
+
+  // The present path for the next lane_size keys (a stream of mostly present keys, say a key
+  // file queried against its own filter): hash a small group, prefetch all its lines, then probe
+  // each key in one go, as insert_many does.
+  void present_group_probe() noexcept {
+    const std::size_t base = next_, count = std::min(lane_size, n_ - next_);
+    next_ += count;
+    hash128 hs[present_group];
+    std::size_t group_positives = 0;
+    for (std::size_t first = 0; first < count; first += present_group) {
+      const std::size_t last = std::min(count, first + present_group);
+      for (std::size_t j = first; j < last; ++j) {
+        hs[j - first] = hash_key(hash_, keys_[base + j]);
+        for_each_position(hs[j - first], m_, k_,
+                          [&](std::uint64_t p) { prefetch(words_ + (p >> 6)); });
+      }
+      for (std::size_t j = first; j < last; ++j) {
+        const bool h = probe_hash(words_, m_, k_, hs[j - first]);
+        out_[base + j] = h;
+        group_positives += h;
+      }
+    }
+    positives_ += group_positives;
+    mostly_present_ = group_positives * 4 > count * 3;
+  }
+
+  const hasher& hash_;
+  const std::uint64_t* words_;
+  std::uint64_t m_;
+  std::uint32_t k_;
+  const Keys& keys_;
+  Out& out_;
+  std::size_t n_;
+  std::size_t next_ = 0;
+  std::size_t positives_ = 0;
+  bool mostly_present_ = false;
+  lane lanes_[2];
+};
+
+// may_contain for many keys: the plain loop on cache-resident filters, batched_probe otherwise.
 template <class Keys, class Out>
 std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint64_t m,
                        std::uint32_t k, const Keys& keys, Out& out) {
   check_batch_sizes(keys, out);
   const std::size_t n = std::ranges::size(keys);
-  std::size_t positives = 0;
   if (words_for_bits(m) * 8 < batch_min_bytes) {
+    std::size_t positives = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const bool hit = probe_hash(words, m, k, hash_key(hash, keys[i]));
       out[i] = hit;
@@ -114,85 +264,7 @@ std::size_t probe_many(const hasher& hash, const std::uint64_t* words, std::uint
     }
     return positives;
   }
-  std::uint64_t g[batch_size], step[batch_size], pos[batch_size];
-  std::uint16_t live[batch_size];
-  bool hit[batch_size];
-  hash128 hs[present_group];
-  bool mostly_present = false;  // the previous batch's keys were mostly present
-  for (std::size_t base = 0; base < n; base += batch_size) {
-    const std::size_t count = std::min(batch_size, n - base);
-    if (mostly_present) {
-      // A stream of mostly present keys (say, a key file queried against its own filter): each
-      // key needs all k probes, so skip the rounds. Hash a small group, prefetch all its lines,
-      // then probe each key in one go, as insert_many does.
-      std::size_t batch_positives = 0;
-      for (std::size_t first = 0; first < count; first += present_group) {
-        const std::size_t last = std::min(count, first + present_group);
-        for (std::size_t j = first; j < last; ++j) {
-          hs[j - first] = hash_key(hash, keys[base + j]);
-          for_each_position(hs[j - first], m, k,
-                            [&](std::uint64_t p) { prefetch(words + (p >> 6)); });
-        }
-        for (std::size_t j = first; j < last; ++j) {
-          const bool h = probe_hash(words, m, k, hs[j - first]);
-          out[base + j] = h;
-          batch_positives += h;
-        }
-      }
-      positives += batch_positives;
-      mostly_present = batch_positives * 4 > count * 3;
-      continue;
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const hash128 h = hash_key(hash, keys[base + j]);
-      g[j] = h.low;
-      step[j] = h.high;
-      pos[j] = reduce(h.low, m);
-      prefetch(words + (pos[j] >> 6));
-      live[j] = static_cast<std::uint16_t>(j);
-    }
-    std::size_t alive = count;
-    for (std::uint32_t round = 0; round < k && alive != 0; ++round) {
-      std::size_t kept = 0;
-      for (std::size_t a = 0; a < alive; ++a) {  // test, and compact without branches
-        const std::uint16_t j = live[a];
-        const bool set = test_bit(words, pos[j]);
-        hit[j] = set;
-        live[kept] = j;
-        kept += set;
-      }
-      alive = kept;
-      if (round + 1 == k) break;
-      if (round == 0 && alive * 4 > count * 3) {
-        // Mostly present keys (absent ones survive round 0 about half the time): they need every
-        // probe anyway, so fetch all remaining lines at once and finish each key in one go.
-        for (std::size_t a = 0; a < alive; ++a) {
-          const std::uint16_t j = live[a];
-          for_each_position({g[j] + step[j], step[j]}, m, k - 1,
-                            [&](std::uint64_t p) { prefetch(words + (p >> 6)); });
-        }
-        for (std::size_t a = 0; a < alive; ++a) {
-          const std::uint16_t j = live[a];
-          hit[j] = probe_hash(words, m, k - 1, {g[j] + step[j], step[j]});
-        }
-        break;
-      }
-      for (std::size_t a = 0; a < alive; ++a) {  // next probe of each survivor
-        const std::uint16_t j = live[a];
-        g[j] += step[j];
-        pos[j] = reduce(g[j], m);
-        prefetch(words + (pos[j] >> 6));
-      }
-    }
-    std::size_t batch_positives = 0;
-    for (std::size_t j = 0; j < count; ++j) {
-      out[base + j] = hit[j];
-      batch_positives += hit[j];
-    }
-    positives += batch_positives;
-    mostly_present = batch_positives * 4 > count * 3;
-  }
-  return positives;
+  return batched_probe<Keys, Out>(hash, words, m, k, keys, out).run();
 }
 
 }  // namespace bloomery::detail
