@@ -1,0 +1,259 @@
+// bloomery-probe-study: the in-process, paired comparisons behind the design choices of the
+// lookup paths (BENCHMARKS.md, "How the lookups work"). Google Benchmark runs each case for a
+// while before the next, so on a machine whose memory latency drifts minute to minute its ratios
+// wander; here every variant runs once per round, in a fresh random order, and each variant's
+// time is divided by the first variant's time of the same round. The median of those paired
+// ratios is what to read.
+//
+//   bloomery-probe-study eager  N   one-at-a-time absent-key probes that load 2, 3 (the library's
+//                                   probe_hash) or 4 probes before branching, or 3 and then the
+//                                   rest without branches; present keys too
+//   bloomery-probe-study window N   why hashing limits overlap: independent loads from
+//                                   precomputed lines of an N-key filter, with and without
+//                                   hashing each key first
+//   bloomery-probe-study lines BYTES random-line throughput of a huge-page array: plain loads,
+//                                   sliding prefetch at several distances, batch prefetch
+//
+// Options after the arguments: --rounds R (default 15), --queries Q (default 2^20).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bloomery/bloomery.hpp"
+
+namespace {
+
+using bloomery::hash128;
+using bloomery::detail::load_word;
+using bloomery::detail::reduce;
+using bloomery::detail::test_bit;
+using u64 = std::uint64_t;
+
+struct variant {
+  variant(std::string n, std::function<u64()> r) : name(std::move(n)), run(std::move(r)) {}
+  std::string name;
+  std::function<u64()> run;  // returns a checksum so the work cannot be optimized away
+  std::vector<double> ns;
+  u64 checksum = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Runs every variant once per round in a fresh random order; prints each one's median ns per
+// query and the median of its per-round ratio to the first variant.
+void compare(std::vector<variant>& vs, std::size_t queries, int rounds) {
+  std::mt19937 order_rng(7);
+  std::vector<std::size_t> order(vs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (auto& v : vs) v.checksum = v.run();  // warm-up
+  for (int r = 0; r < rounds; ++r) {
+    std::shuffle(order.begin(), order.end(), order_rng);
+    for (std::size_t i : order) {
+      const auto t0 = std::chrono::steady_clock::now();
+      vs[i].checksum = vs[i].run();
+      const std::chrono::duration<double, std::nano> dt = std::chrono::steady_clock::now() - t0;
+      vs[i].ns.push_back(dt.count() / static_cast<double>(queries));
+    }
+  }
+  for (auto& v : vs) {
+    std::vector<double> ratio;
+    for (int r = 0; r < rounds; ++r) ratio.push_back(v.ns[r] / vs[0].ns[r]);
+    std::printf("  %-40s %8.2f ns   paired vs first: %.3f   (checksum %llu)\n", v.name.c_str(),
+                median(v.ns), median(ratio), static_cast<unsigned long long>(v.checksum));
+  }
+}
+
+// Alternatives to the library's probe_hash, for comparison only.
+template <std::uint32_t Eager>
+inline bool probe_eager(const u64* w, u64 m, std::uint32_t k, hash128 h) {
+  u64 g = h.low, all = 1;
+  std::uint32_t i = 0;
+  for (; i < Eager && i < k; ++i, g += h.high) {
+    const u64 p = reduce(g, m);
+    all &= load_word(w + (p >> 6)) >> (p & 63);
+  }
+  if (!(all & 1)) return false;
+  for (; i < k; ++i, g += h.high) {
+    if (!test_bit(w, reduce(g, m))) return false;
+  }
+  return true;
+}
+inline bool probe_three_then_rest(const u64* w, u64 m, std::uint32_t k, hash128 h) {
+  u64 g = h.low, all = 1;
+  std::uint32_t i = 0;
+  for (; i < 3 && i < k; ++i, g += h.high) {
+    const u64 p = reduce(g, m);
+    all &= load_word(w + (p >> 6)) >> (p & 63);
+  }
+  if (!(all & 1)) return false;
+  for (; i < k; ++i, g += h.high) {
+    const u64 p = reduce(g, m);
+    all &= load_word(w + (p >> 6)) >> (p & 63);
+  }
+  return all & 1;
+}
+
+// Probe is a lambda, so each variant gets its own instantiation with the probe inlined.
+template <class Probe>
+__attribute__((noinline)) u64 probe_loop(const bloomery::bloom_filter& f, const std::vector<u64>& q,
+                                         Probe probe) {
+  const u64* w = f.words().data();
+  u64 hits = 0;
+  for (const u64 key : q) {
+    hits += probe(w, f.bit_count(), f.hash_count(), bloomery::hash_key(f.hash(), key));
+  }
+  return hits;
+}
+__attribute__((noinline)) u64 library_loop(const bloomery::bloom_filter& f,
+                                           const std::vector<u64>& q) {
+  u64 hits = 0;
+  for (const u64 key : q) hits += f.may_contain(key);
+  return hits;
+}
+
+void eager(u64 n, std::size_t queries, int rounds) {
+  std::mt19937_64 rng(1);
+  bloomery::bloom_filter f({.capacity = n, .fpr = 0.01});
+  std::vector<u64> keys(n);
+  for (u64& key : keys) {
+    key = rng();
+    f.insert(key);
+  }
+  std::vector<u64> absent(queries), present(queries);
+  for (u64& key : absent) key = rng();
+  for (u64& key : present) key = keys[rng() % n];
+  for (const bool is_present : {false, true}) {
+    const std::vector<u64>& q = is_present ? present : absent;
+    std::printf("n = %llu, %s keys, k = %u\n", static_cast<unsigned long long>(n),
+                is_present ? "present" : "absent", f.hash_count());
+    std::vector<variant> vs{
+        {"library may_contain (3 loads, then exit)", [&] { return library_loop(f, q); }},
+        {"2 loads, then exit",
+         [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<2>(a...); }); }},
+        {"4 loads, then exit",
+         [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<4>(a...); }); }},
+        {"3 loads, then the rest without branches",
+         [&] { return probe_loop(f, q, [](auto... a) { return probe_three_then_rest(a...); }); }}};
+    compare(vs, q.size(), rounds);
+  }
+}
+
+__attribute__((noinline)) u64 loads_only(const u64* w, const std::vector<u64>& words) {
+  u64 sum = 0;
+  for (const u64 i : words) sum += w[i] & 1;
+  return sum;
+}
+__attribute__((noinline)) u64 hash_then_load(const bloomery::bloom_filter& f,
+                                             const std::vector<u64>& q) {
+  const u64* w = f.words().data();
+  u64 sum = 0;
+  for (const u64 key : q) {
+    const u64 p = reduce(bloomery::hash_key(f.hash(), key).low, f.bit_count());
+    sum += (w[p >> 6] >> (p & 63)) & 1;
+  }
+  return sum;
+}
+
+void window(u64 n, std::size_t queries, int rounds) {
+  std::mt19937_64 rng(1);
+  bloomery::bloom_filter f({.capacity = n, .fpr = 0.01});
+  for (u64 i = 0; i < n; ++i) f.insert(rng());
+  std::vector<u64> q(queries), words(queries);
+  for (std::size_t i = 0; i < queries; ++i) {
+    q[i] = rng();
+    words[i] = reduce(bloomery::hash_key(f.hash(), q[i]).low, f.bit_count()) >> 6;
+  }
+  std::printf("n = %llu (%llu bytes): one load per query\n", static_cast<unsigned long long>(n),
+              static_cast<unsigned long long>(f.size_in_bytes()));
+  std::vector<variant> vs{
+      {"load from a precomputed word", [&] { return loads_only(f.words().data(), words); }},
+      {"hash the key (XXH3-128), then load", [&] { return hash_then_load(f, q); }}};
+  compare(vs, q.size(), rounds);
+}
+
+void lines(u64 bytes, std::size_t queries, int rounds) {
+  bloomery::bit_array a(bytes * 8);  // huge pages when large, like every filter
+  for (u64 i = 0; i < a.word_count(); i += bloomery::words_per_line) a.data()[i] = i;
+  const u64* w = a.data();
+  std::mt19937_64 rng(1);
+  std::vector<u64> idx(queries);
+  for (u64& i : idx) i = (rng() % a.word_count()) & ~u64{7};  // first word of a random line
+  std::printf("%llu bytes: ns per random 64-byte line\n", static_cast<unsigned long long>(bytes));
+  std::vector<variant> vs{{"plain independent loads", [&] {
+                             u64 s = 0;
+                             for (const u64 i : idx) s += w[i];
+                             return s;
+                           }}};
+  for (const std::size_t d : {8, 16, 32, 64}) {
+    vs.push_back({"prefetch " + std::to_string(d) + " ahead", [&, d] {
+                    u64 s = 0;
+                    for (std::size_t i = 0; i + d < idx.size(); ++i) {
+                      bloomery::detail::prefetch(w + idx[i + d]);
+                      s += w[idx[i]];
+                    }
+                    return s;
+                  }});
+  }
+  for (const std::size_t b : {32, 256}) {
+    vs.push_back({"prefetch batches of " + std::to_string(b), [&, b] {
+                    u64 s = 0;
+                    for (std::size_t base = 0; base + b <= idx.size(); base += b) {
+                      for (std::size_t j = 0; j < b; ++j)
+                        bloomery::detail::prefetch(w + idx[base + j]);
+                      for (std::size_t j = 0; j < b; ++j) s += w[idx[base + j]];
+                    }
+                    return s;
+                  }});
+  }
+  compare(vs, idx.size(), rounds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s eager N | window N | lines BYTES [--rounds R] [--queries Q]\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string what = argv[1];
+  const u64 size = std::strtoull(argv[2], nullptr, 10);
+  int rounds = 15;
+  std::size_t queries = std::size_t{1} << 20;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i];
+    if (opt == "--rounds") {
+      rounds = std::atoi(argv[i + 1]);
+    } else if (opt == "--queries") {
+      queries = std::strtoull(argv[i + 1], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "unknown option %s\n", opt.c_str());
+      return 2;
+    }
+  }
+  if (size == 0 || rounds < 1 || queries < 256) {
+    std::fprintf(stderr, "need N > 0, --rounds >= 1, --queries >= 256\n");
+    return 2;
+  }
+  if (what == "eager") {
+    eager(size, queries, rounds);
+  } else if (what == "window") {
+    window(size, queries, rounds);
+  } else if (what == "lines") {
+    lines(size, queries, rounds);
+  } else {
+    std::fprintf(stderr, "unknown study %s\n", what.c_str());
+    return 2;
+  }
+  return 0;
+}
