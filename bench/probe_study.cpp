@@ -13,6 +13,9 @@
 //                                   hashing each key first
 //   bloomery-probe-study lines BYTES random-line throughput of a huge-page array: plain loads,
 //                                   sliding prefetch at several distances, batch prefetch
+//   bloomery-probe-study lanes  N   the classic filter's batched rounds (detail::batched_probe)
+//                                   with lanes of 32, 64, 128 (the library's) and 256 keys,
+//                                   against one-at-a-time may_contain; absent and present keys
 //
 // Options after the arguments: --rounds R (default 15), --queries Q (default 2^20).
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <cstdlib>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -218,12 +222,51 @@ void lines(u64 bytes, std::size_t queries, int rounds) {
   compare(vs, idx.size(), rounds);
 }
 
+template <std::size_t Lane>
+u64 batched_with_lanes(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
+  static std::vector<char> out(1024);
+  u64 hits = 0;
+  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
+    const std::span<const u64> keys(q.data() + i, 1024);
+    hits += bloomery::detail::batched_probe<std::span<const u64>, std::vector<char>, Lane>(
+                f.hash(), f.words().data(), f.bit_count(), f.hash_count(), keys, out)
+                .run();
+  }
+  return hits;
+}
+
+void lanes(u64 n, std::size_t queries, int rounds) {
+  std::mt19937_64 rng(1);
+  bloomery::bloom_filter f({.capacity = n, .fpr = 0.01});
+  std::vector<u64> keys(n);
+  for (u64& key : keys) {
+    key = rng();
+    f.insert(key);
+  }
+  std::vector<u64> absent(queries), present(queries);
+  for (u64& key : absent) key = rng();
+  for (u64& key : present) key = keys[rng() % n];
+  for (const bool is_present : {false, true}) {
+    const std::vector<u64>& q = is_present ? present : absent;
+    std::printf("n = %llu, %s keys, batches of 1024\n", static_cast<unsigned long long>(n),
+                is_present ? "present" : "absent");
+    std::vector<variant> vs{
+        {"lanes of 128 (the library's)", [&] { return batched_with_lanes<128>(f, q); }},
+        {"lanes of 32", [&] { return batched_with_lanes<32>(f, q); }},
+        {"lanes of 64", [&] { return batched_with_lanes<64>(f, q); }},
+        {"lanes of 256", [&] { return batched_with_lanes<256>(f, q); }},
+        {"one-at-a-time may_contain", [&] { return library_loop(f, q); }}};
+    compare(vs, q.size(), rounds);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s eager N | window N | lines BYTES [--rounds R] [--queries Q]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr, "usage: %s eager N | window N | lines BYTES | lanes N [--rounds R] [--queries Q]\n",
+        argv[0]);
     return 2;
   }
   const std::string what = argv[1];
@@ -251,6 +294,8 @@ int main(int argc, char** argv) {
     window(size, queries, rounds);
   } else if (what == "lines") {
     lines(size, queries, rounds);
+  } else if (what == "lanes") {
+    lanes(size, queries, rounds);
   } else {
     std::fprintf(stderr, "unknown study %s\n", what.c_str());
     return 2;
