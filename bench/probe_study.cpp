@@ -125,19 +125,29 @@ __attribute__((noinline)) u64 library_loop(const bloomery::bloom_filter& f,
   return hits;
 }
 
-void eager(u64 n, std::size_t queries, int rounds) {
-  std::mt19937_64 rng(1);
-  bloomery::bloom_filter f({.capacity = n, .fpr = 0.01});
-  std::vector<u64> keys(n);
-  for (u64& key : keys) {
-    key = rng();
-    f.insert(key);
+// A 1% classic filter of n random keys, and `queries` absent and present keys to ask it.
+struct workload {
+  workload(u64 n, std::size_t queries) : filter({.capacity = n, .fpr = 0.01}) {
+    std::mt19937_64 rng(1);
+    std::vector<u64> keys(n);
+    for (u64& key : keys) {
+      key = rng();
+      filter.insert(key);
+    }
+    absent.resize(queries);
+    present.resize(queries);
+    for (u64& key : absent) key = rng();
+    for (u64& key : present) key = keys[rng() % n];
   }
-  std::vector<u64> absent(queries), present(queries);
-  for (u64& key : absent) key = rng();
-  for (u64& key : present) key = keys[rng() % n];
+  bloomery::bloom_filter filter;
+  std::vector<u64> absent, present;
+};
+
+void eager(u64 n, std::size_t queries, int rounds) {
+  const workload w(n, queries);
+  const bloomery::bloom_filter& f = w.filter;
   for (const bool is_present : {false, true}) {
-    const std::vector<u64>& q = is_present ? present : absent;
+    const std::vector<u64>& q = is_present ? w.present : w.absent;
     std::printf("n = %llu, %s keys, k = %u\n", static_cast<unsigned long long>(n),
                 is_present ? "present" : "absent", f.hash_count());
     std::vector<variant> vs{
@@ -236,18 +246,10 @@ u64 batched_with_lanes(const bloomery::bloom_filter& f, const std::vector<u64>& 
 }
 
 void lanes(u64 n, std::size_t queries, int rounds) {
-  std::mt19937_64 rng(1);
-  bloomery::bloom_filter f({.capacity = n, .fpr = 0.01});
-  std::vector<u64> keys(n);
-  for (u64& key : keys) {
-    key = rng();
-    f.insert(key);
-  }
-  std::vector<u64> absent(queries), present(queries);
-  for (u64& key : absent) key = rng();
-  for (u64& key : present) key = keys[rng() % n];
+  const workload w(n, queries);
+  const bloomery::bloom_filter& f = w.filter;
   for (const bool is_present : {false, true}) {
-    const std::vector<u64>& q = is_present ? present : absent;
+    const std::vector<u64>& q = is_present ? w.present : w.absent;
     std::printf("n = %llu, %s keys, batches of 1024\n", static_cast<unsigned long long>(n),
                 is_present ? "present" : "absent");
     std::vector<variant> vs{

@@ -27,13 +27,14 @@ namespace detail {
 // probe was 8-21% faster at 10^8 but 2-16% slower at 10^7, where the filter's speed targets are.
 inline constexpr std::size_t block_chunk = 32;
 
-// The batched query loop, once per probe path: the AVX2 one must be compiled for AVX2 as a
-// whole so that the probe inlines into it. `fill` hashes a chunk's keys and requests their lines;
-// it stays a local lambda because as a separate function (a call per chunk) it measured 3-5%
-// slower, and forced inline 1.7-2.4x slower.
-template <class Keys, class Out>
-std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
-                                  Out& out) noexcept {
+// The batched query loop, shared by both probe paths. It is always inlined into each path's
+// function, so on the AVX2 path the loop (hashing included) is compiled for AVX2 and the probe
+// inlines into it. `fill` hashes a chunk's keys and requests their lines; it stays a local
+// lambda because as a separate function (a call per chunk) it measured 3-5% slower.
+template <class Keys, class Out, class Probe>
+[[gnu::always_inline]] inline std::size_t probe_blocks(const std::uint64_t* w, const bloom_meta& m,
+                                                       const Keys& keys, Out& out,
+                                                       Probe probe) noexcept {
   const std::size_t n = std::ranges::size(keys);
   const std::uint64_t blocks = m.bits / block_bits;
   const std::uint32_t k = m.hashes;
@@ -49,8 +50,7 @@ std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, c
   for (std::size_t base = 0, cur = 0; base < n; base += block_chunk, cur ^= 1) {
     if (base + block_chunk < n) fill(at[cur ^ 1], base + block_chunk);
     for (std::size_t j = 0; j < std::min(block_chunk, n - base); ++j) {
-      const bool hit =
-          block_probe_portable(w + at[cur][j].block * words_per_line, at[cur][j].seed, k);
+      const bool hit = probe(w + at[cur][j].block * words_per_line, at[cur][j].seed, k);
       out[base + j] = hit;
       positives += hit;
     }
@@ -58,32 +58,31 @@ std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, c
   return positives;
 }
 
+struct portable_block_probe {
+  bool operator()(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k) const noexcept {
+    return block_probe_portable(line, seed, k);
+  }
+};
+
+template <class Keys, class Out>
+std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
+                                  Out& out) noexcept {
+  return probe_blocks(w, m, keys, out, portable_block_probe{});
+}
+
 #if BLOOMERY_HAVE_AVX2_PATH
+struct avx2_block_probe {
+  __attribute__((target("avx2"))) bool operator()(const std::uint64_t* line, std::uint32_t seed,
+                                                  std::uint32_t k) const noexcept {
+    return block_probe_avx2(line, seed, k);
+  }
+};
+
 template <class Keys, class Out>
 __attribute__((target("avx2"))) std::size_t probe_blocks_avx2(const std::uint64_t* w,
                                                               const bloom_meta& m, const Keys& keys,
                                                               Out& out) noexcept {
-  const std::size_t n = std::ranges::size(keys);
-  const std::uint64_t blocks = m.bits / block_bits;
-  const std::uint32_t k = m.hashes;
-  block_slot at[2][block_chunk];
-  auto fill = [&](block_slot* a, std::size_t base) {
-    for (std::size_t j = 0; j < std::min(block_chunk, n - base); ++j) {
-      a[j] = locate(hash_key(m.hash, keys[base + j]), blocks);
-      prefetch(w + a[j].block * words_per_line);
-    }
-  };
-  if (n != 0) fill(at[0], 0);
-  std::size_t positives = 0;
-  for (std::size_t base = 0, cur = 0; base < n; base += block_chunk, cur ^= 1) {
-    if (base + block_chunk < n) fill(at[cur ^ 1], base + block_chunk);
-    for (std::size_t j = 0; j < std::min(block_chunk, n - base); ++j) {
-      const bool hit = block_probe_avx2(w + at[cur][j].block * words_per_line, at[cur][j].seed, k);
-      out[base + j] = hit;
-      positives += hit;
-    }
-  }
-  return positives;
+  return probe_blocks(w, m, keys, out, avx2_block_probe{});
 }
 #endif
 
