@@ -27,6 +27,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -238,9 +239,12 @@ u64 batched_with_lanes(const bloomery::bloom_filter& f, const std::vector<u64>& 
   u64 hits = 0;
   for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
     const std::span<const u64> keys(q.data() + i, 1024);
-    hits += bloomery::detail::batched_probe<std::span<const u64>, std::vector<char>, Lane>(
-                f.hash(), f.words().data(), f.bit_count(), f.hash_count(), keys, out)
-                .run();
+    hits += f.hash().with_mode([&](const auto& h) {
+      return bloomery::detail::batched_probe<std::span<const u64>, std::vector<char>,
+                                             std::decay_t<decltype(h)>, Lane>(
+                 h, f.words().data(), f.bit_count(), f.hash_count(), keys, out)
+          .run();
+    });
   }
   return hits;
 }

@@ -177,6 +177,18 @@ TYPED_TEST(FilterFamily, BatchedAnswersEqualSingleAnswers) {
   EXPECT_GE(test::expect_batched_matches_single(f, probe), 30'000u);
 }
 
+TYPED_TEST(FilterFamily, KeyedBatchedAnswersEqualSingleAnswers) {
+  // Batched queries pick the hash mode once per call (hasher::with_mode); keyed filters take the
+  // other branch than the default seeded ones above, on the prefetching paths too (1 MiB and
+  // more).
+  const std::uint64_t n = 1'000'000;
+  const auto keys = test::present_keys(n);
+  const auto f = family<TypeParam>::build({.capacity = n, .fpr = 0.01}, keys, random_key());
+  std::vector<std::uint64_t> probe = test::absent_keys(20'000);
+  probe.insert(probe.end(), keys.begin(), keys.begin() + 20'000);
+  EXPECT_GE(test::expect_batched_matches_single(f, probe), 20'000u);
+}
+
 TYPED_TEST(FilterFamily, InvalidTargetsThrowWithTheValue) {
   const std::vector<std::uint64_t> keys = {1, 2, 3};
   const auto expect_msg = [&](target t, const std::string& needle) {

@@ -31,17 +31,17 @@ inline constexpr std::size_t block_chunk = 32;
 // function, so on the AVX2 path the loop (hashing included) is compiled for AVX2 and the probe
 // inlines into it. `fill` hashes a chunk's keys and requests their lines; it stays a local
 // lambda because as a separate function (a call per chunk) it measured 3-5% slower.
-template <class Keys, class Out, class Probe>
-[[gnu::always_inline]] inline std::size_t probe_blocks(const std::uint64_t* w, const bloom_meta& m,
-                                                       const Keys& keys, Out& out,
-                                                       Probe probe) noexcept {
+template <class Hash, class Keys, class Out, class Probe>
+[[gnu::always_inline]] inline std::size_t probe_blocks(const Hash& hash, const std::uint64_t* w,
+                                                       const bloom_meta& m, const Keys& keys,
+                                                       Out& out, Probe probe) noexcept {
   const std::size_t n = std::ranges::size(keys);
   const std::uint64_t blocks = m.bits / block_bits;
   const std::uint32_t k = m.hashes;
   block_slot at[2][block_chunk];
   auto fill = [&](block_slot* a, std::size_t base) {
     for (std::size_t j = 0; j < std::min(block_chunk, n - base); ++j) {
-      a[j] = locate(hash_key(m.hash, keys[base + j]), blocks);
+      a[j] = locate(hash_key(hash, keys[base + j]), blocks);
       prefetch(w + a[j].block * words_per_line);
     }
   };
@@ -64,10 +64,10 @@ struct portable_block_probe {
   }
 };
 
-template <class Keys, class Out>
-std::size_t probe_blocks_portable(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
-                                  Out& out) noexcept {
-  return probe_blocks(w, m, keys, out, portable_block_probe{});
+template <class Hash, class Keys, class Out>
+std::size_t probe_blocks_portable(const Hash& hash, const std::uint64_t* w, const bloom_meta& m,
+                                  const Keys& keys, Out& out) noexcept {
+  return probe_blocks(hash, w, m, keys, out, portable_block_probe{});
 }
 
 #if BLOOMERY_HAVE_AVX2_PATH
@@ -78,11 +78,12 @@ struct avx2_block_probe {
   }
 };
 
-template <class Keys, class Out>
-__attribute__((target("avx2"))) std::size_t probe_blocks_avx2(const std::uint64_t* w,
+template <class Hash, class Keys, class Out>
+__attribute__((target("avx2"))) std::size_t probe_blocks_avx2(const Hash& hash,
+                                                              const std::uint64_t* w,
                                                               const bloom_meta& m, const Keys& keys,
                                                               Out& out) noexcept {
-  return probe_blocks(w, m, keys, out, avx2_block_probe{});
+  return probe_blocks(hash, w, m, keys, out, avx2_block_probe{});
 }
 #endif
 
@@ -178,10 +179,12 @@ struct blocked_layout {
   static std::size_t probe_many(const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
                                 Out& out) {
     check_batch_sizes(keys, out);
+    return m.hash.with_mode([&](const auto& hash) {
 #if BLOOMERY_HAVE_AVX2_PATH
-    if (use_avx2()) return probe_blocks_avx2(w, m, keys, out);
+      if (use_avx2()) return probe_blocks_avx2(hash, w, m, keys, out);
 #endif
-    return probe_blocks_portable(w, m, keys, out);
+      return probe_blocks_portable(hash, w, m, keys, out);
+    });
   }
 
   // Sum over blocks of -(512/k) ln(1 - X_b/512); a full block counts as 511.5 set bits so the

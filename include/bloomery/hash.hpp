@@ -91,12 +91,33 @@ class hasher {
     }
   }
 
+  // The hash of one mode, as a small function object: loops over many keys take it from
+  // with_mode() and so decide the mode once instead of once per key.
+  struct seeded_fn {
+    std::uint64_t seed;
+    hash128 operator()(const void* data, std::size_t size) const noexcept {
+      const XXH128_hash_t h = XXH3_128bits_withSeed(data, size, seed);
+      return {h.low64, h.high64};
+    }
+  };
+  struct keyed_fn {
+    const std::uint8_t* secret;
+    hash128 operator()(const void* data, std::size_t size) const noexcept {
+      const XXH128_hash_t h = XXH3_128bits_withSecret(data, size, secret, secret_bytes);
+      return {h.low64, h.high64};
+    }
+  };
+
+  // Returns fn(seeded_fn) or fn(keyed_fn), whichever is this hasher's mode.
+  template <class Fn>
+  decltype(auto) with_mode(Fn&& fn) const {
+    if (algorithm_ == hash_algorithm::xxh3_128_seeded) return fn(seeded_fn{seed_});
+    return fn(keyed_fn{secret_.data()});
+  }
+
   hash128 operator()(const void* data, std::size_t size) const noexcept {
-    const XXH128_hash_t h =
-        algorithm_ == hash_algorithm::xxh3_128_seeded
-            ? XXH3_128bits_withSeed(data, size, seed_)
-            : XXH3_128bits_withSecret(data, size, secret_.data(), secret_.size());
-    return {h.low64, h.high64};
+    return algorithm_ == hash_algorithm::xxh3_128_seeded ? seeded_fn{seed_}(data, size)
+                                                         : keyed_fn{secret_.data()}(data, size);
   }
 
   hash_algorithm algorithm() const noexcept { return algorithm_; }
@@ -126,7 +147,8 @@ class hasher {
   hash_algorithm algorithm_;
   std::uint64_t seed_;
   secret_key key_{};
-  std::array<std::uint8_t, 192> secret_{};
+  static constexpr std::size_t secret_bytes = 192;
+  std::array<std::uint8_t, secret_bytes> secret_{};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -173,9 +195,12 @@ concept hashable_key = detail::builtin_key<T> || requires(const T& t) {
   { key_hash<T>{}(t) } -> detail::builtin_key;
 };
 
-// Hashes one key with `h`. This is the only function that feeds key bytes to the hash.
-template <hashable_key K>
-hash128 hash_key(const hasher& h, const K& key) noexcept {
+// Hashes one key with `h`: a hasher, or the function object of one of its modes
+// (hasher::with_mode). This is the only function that feeds key bytes to the hash.
+template <class H, hashable_key K>
+requires std::is_invocable_r_v<hash128, const H&, const void*, std::size_t> hash128
+hash_key(const H& h, const K& key)
+noexcept {
   if constexpr (detail::integer_key<K>) {
     // Widen with the value's own signedness, then hash the 8 little-endian bytes.
     const std::uint64_t wide = static_cast<std::uint64_t>(
