@@ -16,6 +16,10 @@
 //   bloomery-probe-study lanes  N   the classic filter's batched rounds (detail::batched_probe)
 //                                   with lanes of 32, 64, 128 (the library's) and 256 keys,
 //                                   against one-at-a-time may_contain; absent and present keys
+//   bloomery-probe-study ring   N   the classic filter's two batched paths: rounds
+//                                   (detail::batched_probe) against the pipeline
+//                                   (detail::ring_probe) with 16, 32 (the library's) and 64
+//                                   slots, the library's choice, and one-at-a-time may_contain
 //
 // Options after the arguments: --rounds R (default 15), --queries Q (default 2^20).
 #include <algorithm>
@@ -266,13 +270,56 @@ void lanes(u64 n, std::size_t queries, int rounds) {
   }
 }
 
+template <std::size_t Slots>
+u64 ring_with_slots(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
+  static std::vector<char> out(1024);
+  u64 hits = 0;
+  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
+    const std::span<const u64> keys(q.data() + i, 1024);
+    hits += f.hash().with_mode([&](const auto& h) {
+      return bloomery::detail::ring_probe<Slots>(h, f.words().data(), f.bit_count(), f.hash_count(),
+                                                 keys, out);
+    });
+  }
+  return hits;
+}
+
+u64 library_many(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
+  static std::vector<char> out(1024);
+  u64 hits = 0;
+  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
+    hits += f.may_contain_many(std::span<const u64>(q.data() + i, 1024), out);
+  }
+  return hits;
+}
+
+void ring(u64 n, std::size_t queries, int rounds) {
+  const workload w(n, queries);
+  const bloomery::bloom_filter& f = w.filter;
+  for (const bool is_present : {false, true}) {
+    const std::vector<u64>& q = is_present ? w.present : w.absent;
+    std::printf(
+        "n = %llu (%llu bytes), %s keys, batches of 1024\n", static_cast<unsigned long long>(n),
+        static_cast<unsigned long long>(f.size_in_bytes()), is_present ? "present" : "absent");
+    std::vector<variant> vs{
+        {"rounds (batched_probe, lanes of 128)", [&] { return batched_with_lanes<128>(f, q); }},
+        {"ring of 32 slots (ring_probe)", [&] { return ring_with_slots<32>(f, q); }},
+        {"ring of 16 slots", [&] { return ring_with_slots<16>(f, q); }},
+        {"ring of 64 slots", [&] { return ring_with_slots<64>(f, q); }},
+        {"library may_contain_many", [&] { return library_many(f, q); }},
+        {"one-at-a-time may_contain", [&] { return library_loop(f, q); }}};
+    compare(vs, q.size(), rounds);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(
-        stderr, "usage: %s eager N | window N | lines BYTES | lanes N [--rounds R] [--queries Q]\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s eager N | window N | lines BYTES | lanes N | ring N [--rounds R] "
+                 "[--queries Q]\n",
+                 argv[0]);
     return 2;
   }
   const std::string what = argv[1];
@@ -302,6 +349,8 @@ int main(int argc, char** argv) {
     lines(size, queries, rounds);
   } else if (what == "lanes") {
     lanes(size, queries, rounds);
+  } else if (what == "ring") {
+    ring(size, queries, rounds);
   } else {
     std::fprintf(stderr, "unknown study %s\n", what.c_str());
     return 2;

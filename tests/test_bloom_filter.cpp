@@ -109,6 +109,59 @@ TEST(BloomFilter, BatchedAndSingleAgreeForSmallK) {
   }
 }
 
+// The pipeline that far larger filters take (detail::ring_probe), called directly on a filter of
+// any size: every k, ring sizes down to one slot, batches shorter than the ring, and a half-full
+// filter so that keys travel several probes deep before they are answered.
+TEST(BloomFilter, RingPipelineAnswersEqualMayContain) {
+  const auto keys = present_keys(150'000);
+  const auto absent = absent_keys(20'000);
+  for (std::uint32_t k : {1u, 2u, 3u, 7u, 12u}) {
+    bloom_filter f({.bits = std::uint64_t{150'000} * k * 3 / 2, .hashes = k});  // ~1/2 full
+    for (auto key : keys) f.insert(key);
+    std::vector<std::uint64_t> probe;
+    for (std::size_t i = 0; i < 20'000; ++i) {
+      const bool present = (i / 300) % 2 == 1 || i % 7 == 0;
+      probe.push_back(present ? keys[(i * 31) % keys.size()] : absent[i]);
+    }
+    std::size_t positives = 0;
+    for (auto key : probe) positives += f.may_contain(key);
+    ASSERT_GT(positives, 5'000u);
+    const auto run = [&]<std::size_t Slots>(std::size_t count) {
+      std::vector<char> out(count, 2);
+      const std::span<const std::uint64_t> batch(probe.data(), count);
+      const std::size_t got = f.hash().with_mode([&](const auto& h) {
+        return detail::ring_probe<Slots>(h, f.words().data(), f.bit_count(), k, batch, out);
+      });
+      std::size_t expected = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        ASSERT_EQ(out[i], f.may_contain(probe[i]) ? 1 : 0)
+            << "k=" << k << " slots=" << Slots << " count=" << count << " key " << i;
+        expected += out[i];
+      }
+      EXPECT_EQ(got, expected) << "k=" << k << " slots=" << Slots << " count=" << count;
+    };
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{31},
+                              std::size_t{32}, std::size_t{33}, probe.size()}) {
+      run.operator()<detail::ring_slots>(count);
+      run.operator()<1>(count);
+      run.operator()<4>(count);
+    }
+  }
+}
+
+// Filters of ring_min_bytes and more answer through the pipeline; the answers must not change.
+TEST(BloomFilter, FarLargerFiltersBatchThroughThePipeline) {
+  bloom_filter f({.bits = detail::ring_min_bytes * 8 + 4096, .hashes = 3});
+  ASSERT_GE(f.size_in_bytes(), detail::ring_min_bytes);
+  const auto keys = present_keys(1'000'000);
+  for (auto k : keys) f.insert(k);
+  std::vector<std::uint64_t> probe = absent_keys(30'000);
+  probe.insert(probe.end(), keys.begin(), keys.begin() + 30'000);
+  EXPECT_GE(test::expect_batched_matches_single(f, probe), 30'000u);
+  const bloom_filter keyed({.bits = detail::ring_min_bytes * 8, .hashes = 5}, random_key());
+  EXPECT_EQ(test::expect_batched_matches_single(keyed, probe), 0u);  // empty: no false positives
+}
+
 // Measured FPR against theory at several (n, p); the tolerance is statistical (test_support.hpp).
 struct fpr_case {
   std::uint64_t n;

@@ -64,9 +64,12 @@ struct portable_block_probe {
   }
 };
 
+// Both paths are flattened so XXH3 is inlined whatever the translation unit (see
+// detail::batched_probe::run).
 template <class Hash, class Keys, class Out>
-std::size_t probe_blocks_portable(const Hash& hash, const std::uint64_t* w, const bloom_meta& m,
-                                  const Keys& keys, Out& out) noexcept {
+[[gnu::flatten]] std::size_t probe_blocks_portable(const Hash& hash, const std::uint64_t* w,
+                                                   const bloom_meta& m, const Keys& keys,
+                                                   Out& out) noexcept {
   return probe_blocks(hash, w, m, keys, out, portable_block_probe{});
 }
 
@@ -79,10 +82,9 @@ struct avx2_block_probe {
 };
 
 template <class Hash, class Keys, class Out>
-__attribute__((target("avx2"))) std::size_t probe_blocks_avx2(const Hash& hash,
-                                                              const std::uint64_t* w,
-                                                              const bloom_meta& m, const Keys& keys,
-                                                              Out& out) noexcept {
+[[gnu::flatten]] __attribute__((target("avx2"))) std::size_t probe_blocks_avx2(
+    const Hash& hash, const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
+    Out& out) noexcept {
   return probe_blocks(hash, w, m, keys, out, avx2_block_probe{});
 }
 #endif
