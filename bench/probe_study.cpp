@@ -112,10 +112,12 @@ inline bool probe_three_then_rest(const u64* w, u64 m, std::uint32_t k, hash128 
   return all & 1;
 }
 
-// Probe is a lambda, so each variant gets its own instantiation with the probe inlined.
+// Probe is a lambda, so each variant gets its own instantiation with the probe inlined. The timed
+// loops are flattened: in a file this large GCC would leave XXH3 out of line, unlike in a small
+// consumer's file or the benchmarks, and the call would change what is measured.
 template <class Probe>
-__attribute__((noinline)) u64 probe_loop(const bloomery::bloom_filter& f, const std::vector<u64>& q,
-                                         Probe probe) {
+__attribute__((noinline, flatten)) u64 probe_loop(const bloomery::bloom_filter& f,
+                                                  const std::vector<u64>& q, Probe probe) {
   const u64* w = f.words().data();
   u64 hits = 0;
   for (const u64 key : q) {
@@ -123,8 +125,8 @@ __attribute__((noinline)) u64 probe_loop(const bloomery::bloom_filter& f, const 
   }
   return hits;
 }
-__attribute__((noinline)) u64 library_loop(const bloomery::bloom_filter& f,
-                                           const std::vector<u64>& q) {
+__attribute__((noinline, flatten)) u64 library_loop(const bloomery::bloom_filter& f,
+                                                    const std::vector<u64>& q) {
   u64 hits = 0;
   for (const u64 key : q) hits += f.may_contain(key);
   return hits;
@@ -172,8 +174,8 @@ __attribute__((noinline)) u64 loads_only(const u64* w, const std::vector<u64>& w
   for (const u64 i : words) sum += w[i] & 1;
   return sum;
 }
-__attribute__((noinline)) u64 hash_then_load(const bloomery::bloom_filter& f,
-                                             const std::vector<u64>& q) {
+__attribute__((noinline, flatten)) u64 hash_then_load(const bloomery::bloom_filter& f,
+                                                      const std::vector<u64>& q) {
   const u64* w = f.words().data();
   u64 sum = 0;
   for (const u64 key : q) {

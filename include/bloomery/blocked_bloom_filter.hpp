@@ -65,7 +65,7 @@ struct portable_block_probe {
 };
 
 // Both paths are flattened so XXH3 is inlined whatever the translation unit (see
-// detail::batched_probe::run).
+// detail::ring_probe).
 template <class Hash, class Keys, class Out>
 [[gnu::flatten]] std::size_t probe_blocks_portable(const Hash& hash, const std::uint64_t* w,
                                                    const bloom_meta& m, const Keys& keys,
