@@ -49,8 +49,11 @@ inline constexpr std::uint32_t eager_probes = 3;
 // cache misses overlap, and for an absent key in a filter at capacity (each bit set with
 // probability ~1/2) the branch after them goes "absent" 7 times in 8, so the CPU predicts it and
 // runs ahead into the caller's next lookup instead of stalling on a mispredicted early exit. Later
-// probes stop at the first clear bit. `bloomery-probe-study eager` (paired, 10^6..10^8 keys):
-// loading two first was 17-27% slower on absent keys, four first 5-31% slower.
+// probes stop at the first clear bit. `bloomery-probe-study eager` (paired, 10^6..10^8 keys,
+// hash inlined): loading two first was 9-30% slower on absent keys and 4-9% on present ones; four
+// first 3% faster to 9% slower on absent and 7-15% slower on present; three and then the rest
+// without branches 4-14% faster on absent but 17-22% slower on present (and 8% slower on absent
+// at 10^7 in another harness, so that gain depends on code layout).
 inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_t k,
                        hash128 h) noexcept {
   std::uint64_t g = h.low;
@@ -256,16 +259,16 @@ class batched_probe {
   lane lanes_[2];
 };
 
-// Keys in flight in ring_probe: each slot always has one line on its way. 32 measured best at
-// 10^8 keys (`bloomery-probe-study ring`); 16 and 64 were slower.
+// Keys in flight in ring_probe: each slot always has one line on its way. `bloomery-probe-study
+// ring 100000000`, absent keys: 16 slots took 18% longer than 32, 64 slots 7% longer.
 inline constexpr std::size_t ring_slots = 32;
 // Filters at least this large use ring_probe instead of batched_probe. Far outside the last-level
 // cache each line costs the full memory latency, and batched_probe's late rounds (a few survivors
 // each) wait for it; the ring never waits on a round. Closer to the cache, the branch that
 // ring_probe takes per probe (mispredicted about half the time for absent keys) costs more than
-// it saves. `bloomery-probe-study ring` on this project's machine, absent keys: the rounds were
-// 15% faster at 24 MB (2·10^7 keys) and 43% at 12 MB; the ring 14% faster at 48 MB and 20% at
-// 120 MB. On present keys the ring was 18-20% faster from 24 MB on.
+// it saves. `bloomery-probe-study ring N` on this project's machine, ring time / rounds time for
+// absent keys: 1.75 at 12 MB (10^7 keys), 1.40 at 24 MB, 0.88 at 48 MB, 0.79 at 120 MB; for
+// present keys 1.11, 0.96, 0.77 and 0.82.
 inline constexpr std::uint64_t ring_min_bytes = std::uint64_t{32} << 20;
 
 // Batched may_contain as a pipeline: Slots keys are in flight at once, each waiting for the line
