@@ -148,25 +148,49 @@ struct workload {
   }
   bloomery::bloom_filter filter;
   std::vector<u64> absent, present;
+
+  // Prints "n = N<extra>, absent|present keys<suffix>" and compares variants(q) for the absent,
+  // then the present queries.
+  template <class Variants>
+  void compare_each(u64 n, const std::string& extra, const char* suffix, int rounds,
+                    Variants variants) const {
+    for (const bool is_present : {false, true}) {
+      const std::vector<u64>& q = is_present ? present : absent;
+      std::printf("n = %llu%s, %s keys%s\n", static_cast<unsigned long long>(n), extra.c_str(),
+                  is_present ? "present" : "absent", suffix);
+      std::vector<variant> vs = variants(q);
+      compare(vs, q.size(), rounds);
+    }
+  }
 };
+
+// Sums fn(keys, out) over q in batches of 1024 keys, the batch size of the benchmarks.
+template <class Fn>
+u64 per_batch(const std::vector<u64>& q, Fn fn) {
+  static std::vector<char> out(1024);
+  u64 hits = 0;
+  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
+    hits += fn(std::span<const u64>(q.data() + i, 1024), out);
+  }
+  return hits;
+}
 
 void eager(u64 n, std::size_t queries, int rounds) {
   const workload w(n, queries);
   const bloomery::bloom_filter& f = w.filter;
-  for (const bool is_present : {false, true}) {
-    const std::vector<u64>& q = is_present ? w.present : w.absent;
-    std::printf("n = %llu, %s keys, k = %u\n", static_cast<unsigned long long>(n),
-                is_present ? "present" : "absent", f.hash_count());
-    std::vector<variant> vs{
-        {"library may_contain (3 loads, then exit)", [&] { return library_loop(f, q); }},
-        {"2 loads, then exit",
-         [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<2>(a...); }); }},
-        {"4 loads, then exit",
-         [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<4>(a...); }); }},
-        {"3 loads, then the rest without branches",
-         [&] { return probe_loop(f, q, [](auto... a) { return probe_three_then_rest(a...); }); }}};
-    compare(vs, q.size(), rounds);
-  }
+  w.compare_each(
+      n, "", (", k = " + std::to_string(f.hash_count())).c_str(), rounds,
+      [&](const std::vector<u64>& q) {
+        return std::vector<variant>{
+            {"library may_contain (3 loads, then exit)", [&] { return library_loop(f, q); }},
+            {"2 loads, then exit",
+             [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<2>(a...); }); }},
+            {"4 loads, then exit",
+             [&] { return probe_loop(f, q, [](auto... a) { return probe_eager<4>(a...); }); }},
+            {"3 loads, then the rest without branches", [&] {
+               return probe_loop(f, q, [](auto... a) { return probe_three_then_rest(a...); });
+             }}};
+      });
 }
 
 __attribute__((noinline)) u64 loads_only(const u64* w, const std::vector<u64>& words) {
@@ -241,77 +265,57 @@ void lines(u64 bytes, std::size_t queries, int rounds) {
 
 template <std::size_t Lane>
 u64 batched_with_lanes(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
-  static std::vector<char> out(1024);
-  u64 hits = 0;
-  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
-    const std::span<const u64> keys(q.data() + i, 1024);
-    hits += f.hash().with_mode([&](const auto& h) {
+  return per_batch(q, [&](std::span<const u64> keys, std::vector<char>& out) {
+    return f.hash().with_mode([&](const auto& h) {
       return bloomery::detail::batched_probe<std::span<const u64>, std::vector<char>,
                                              std::decay_t<decltype(h)>, Lane>(
                  h, f.words().data(), f.bit_count(), f.hash_count(), keys, out)
           .run();
     });
-  }
-  return hits;
+  });
 }
 
 void lanes(u64 n, std::size_t queries, int rounds) {
   const workload w(n, queries);
   const bloomery::bloom_filter& f = w.filter;
-  for (const bool is_present : {false, true}) {
-    const std::vector<u64>& q = is_present ? w.present : w.absent;
-    std::printf("n = %llu, %s keys, batches of 1024\n", static_cast<unsigned long long>(n),
-                is_present ? "present" : "absent");
-    std::vector<variant> vs{
+  w.compare_each(n, "", ", batches of 1024", rounds, [&](const std::vector<u64>& q) {
+    return std::vector<variant>{
         {"lanes of 128 (the library's)", [&] { return batched_with_lanes<128>(f, q); }},
         {"lanes of 32", [&] { return batched_with_lanes<32>(f, q); }},
         {"lanes of 64", [&] { return batched_with_lanes<64>(f, q); }},
         {"lanes of 256", [&] { return batched_with_lanes<256>(f, q); }},
         {"one-at-a-time may_contain", [&] { return library_loop(f, q); }}};
-    compare(vs, q.size(), rounds);
-  }
+  });
 }
 
 template <std::size_t Slots>
 u64 ring_with_slots(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
-  static std::vector<char> out(1024);
-  u64 hits = 0;
-  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
-    const std::span<const u64> keys(q.data() + i, 1024);
-    hits += f.hash().with_mode([&](const auto& h) {
+  return per_batch(q, [&](std::span<const u64> keys, std::vector<char>& out) {
+    return f.hash().with_mode([&](const auto& h) {
       return bloomery::detail::ring_probe<Slots>(h, f.words().data(), f.bit_count(), f.hash_count(),
                                                  keys, out);
     });
-  }
-  return hits;
-}
-
-u64 library_many(const bloomery::bloom_filter& f, const std::vector<u64>& q) {
-  static std::vector<char> out(1024);
-  u64 hits = 0;
-  for (std::size_t i = 0; i + 1024 <= q.size(); i += 1024) {
-    hits += f.may_contain_many(std::span<const u64>(q.data() + i, 1024), out);
-  }
-  return hits;
+  });
 }
 
 void ring(u64 n, std::size_t queries, int rounds) {
   const workload w(n, queries);
   const bloomery::bloom_filter& f = w.filter;
-  for (const bool is_present : {false, true}) {
-    const std::vector<u64>& q = is_present ? w.present : w.absent;
-    std::printf(
-        "n = %llu (%llu bytes), %s keys, batches of 1024\n", static_cast<unsigned long long>(n),
-        static_cast<unsigned long long>(f.size_in_bytes()), is_present ? "present" : "absent");
-    std::vector<variant> vs{
+  const std::string bytes = " (" + std::to_string(f.size_in_bytes()) + " bytes)";
+  w.compare_each(n, bytes, ", batches of 1024", rounds, [&](const std::vector<u64>& q) {
+    return std::vector<variant>{
         {"rounds (batched_probe, lanes of 128)", [&] { return batched_with_lanes<128>(f, q); }},
         {"ring of 32 slots (ring_probe)", [&] { return ring_with_slots<32>(f, q); }},
         {"ring of 16 slots", [&] { return ring_with_slots<16>(f, q); }},
         {"ring of 64 slots", [&] { return ring_with_slots<64>(f, q); }},
-        {"library may_contain_many", [&] { return library_many(f, q); }},
+        {"library may_contain_many",
+         [&] {
+           return per_batch(q, [&](std::span<const u64> keys, std::vector<char>& out) {
+             return f.may_contain_many(keys, out);
+           });
+         }},
         {"one-at-a-time may_contain", [&] { return library_loop(f, q); }}};
-    compare(vs, q.size(), rounds);
-  }
+  });
 }
 
 }  // namespace
