@@ -508,6 +508,9 @@ int main(int argc, char** argv) {
   // 10^8 keys: ~115 MiB per filter plus 800 MB of keys; bloomery only (the batched-vs-single
   // ratio).
   if (huge) register_size<std::uint64_t>(100'000'000, false);
+  // The memory phase of the run: latency over an array as large as the 10^7 (and 10^8) filter.
+  bloomery::bench::register_memory_latency(12'000'000);
+  if (huge) bloomery::bench::register_memory_latency(120'000'000);
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -462,6 +462,9 @@ int main(int argc, char** argv) {
   register_size(10'000'000);
   // 10^8 keys: 800 MB of keys plus every filter (about 2.5 GB in all).
   if (huge) register_size(100'000'000);
+  // The memory phase of the run: latency over an array as large as a 10^7 (and 10^8) filter.
+  bloomery::bench::register_memory_latency(12'000'000);
+  if (huge) bloomery::bench::register_memory_latency(120'000'000);
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -3,8 +3,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <string>
+#include <vector>
+
+#include "bloomery/bit_array.hpp"
 
 namespace bloomery::bench {
 
@@ -23,6 +29,35 @@ inline void fail_on_false_negatives(benchmark::State& st, std::uint64_t false_ne
     const std::string msg = "false negatives: " + std::to_string(false_negatives);
     st.SkipWithError(msg.c_str());
   }
+}
+
+// This machine's memory latency while the run goes on: ns per load in a chain of dependent loads
+// that visits every 64-byte line of a `bytes` array once, in random order. The array is a
+// bloomery::bit_array, so it gets huge pages exactly when a filter's bits would. The speed
+// targets are ratios between a lookup bound by this latency (LevelDB's, one miss after another)
+// and ones bound by instructions or memory throughput (batched lookups); on a VM whose latency
+// swings, those ratios swing with it, and this number says which phase a run was in.
+inline void bm_memory_latency(benchmark::State& st, std::uint64_t bytes) {
+  const std::uint64_t lines = bytes / 64;
+  bloomery::bit_array a(lines * 512);
+  std::vector<std::uint64_t> order(lines);
+  std::iota(order.begin(), order.end(), std::uint64_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
+  std::uint64_t* w = a.data();
+  for (std::uint64_t i = 0; i < lines; ++i) w[order[i] * 8] = order[(i + 1) % lines] * 8;
+  constexpr std::uint64_t kLoads = 4096;
+  std::uint64_t at = order[0] * 8;
+  for (auto _ : st) {
+    for (std::uint64_t i = 0; i < kLoads; ++i) at = w[at];
+    benchmark::DoNotOptimize(at);
+  }
+  report_keys(st, kLoads);  // per_key = ns per dependent load
+}
+
+inline void register_memory_latency(std::uint64_t bytes) {
+  benchmark::RegisterBenchmark(("memory_latency/" + std::to_string(bytes)).c_str(),
+                               [bytes](benchmark::State& st) { bm_memory_latency(st, bytes); })
+      ->Unit(benchmark::kMicrosecond);
 }
 
 }  // namespace bloomery::bench

@@ -10,6 +10,7 @@ import json
 import sys
 
 from paired import load_rounds, paired
+from phase import latency_note, latency_ns
 
 OPS = ["insert", "build", "present", "absent", "present_many", "absent_many"]
 IMPLS = ["bloomery", "libbloom", "leveldb"]
@@ -65,6 +66,8 @@ def main(paths):
     out.append(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at "
                f"{ctx.get('mhz_per_cpu', '?')} MHz, load average at start "
                f"{ctx.get('load_avg', '?')}; library build type: {ctx.get('library_build_type', '?')}")
+    if latency_note(rows):
+        out.append(latency_note(rows))
     out.append("")
 
     # Target (a): absent-key lookups at 10^7 uint64 keys.

@@ -14,6 +14,7 @@ import statistics
 import sys
 
 from paired import load_rounds, paired
+from phase import latency_note, latency_ns
 
 FILTERS = ["bloom", "blocked", "blocked-portable", "counting", "cuckoo", "scalable", "static8",
            "static16", "leveldb", "bloom-10b", "blocked-10b"]
@@ -94,6 +95,8 @@ def main(paths):
                f"load average at start: {loads}; AVX2 "
                f"{'yes' if ctx.get('bloomery.avx2') == '1' else 'no'}; filters built: "
                f"{ctx.get('bloomery.family', '?')}")
+    if latency_note(rows):
+        out.append(latency_note(rows))
     out.append("")
 
     for n in SIZES:
@@ -159,10 +162,10 @@ def main(paths):
 
 def per_run(paths):
     n = 10_000_000
-    out = ["| run | load at start | LevelDB | classic batched | blocked single | blocked batched | "
+    out = ["| run | load at start | memory latency, 12 MB | LevelDB | classic batched | blocked single | blocked batched | "
            "LevelDB / blocked single (≥ 2.5x) | LevelDB / blocked batched (≥ 10x) | "
            "classic / blocked batched (≥ 2x) |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     ratios = [[], [], []]
     for path in paths:
         rows, ctx = load([path])
@@ -176,12 +179,13 @@ def per_run(paths):
             ratios[i].append(r)
         load_avg = ctx.get("load_avg") or ["?"]
         stamp = path.rsplit("/", 1)[-1].replace("-main.json", "").replace("family-", "")
-        out.append(f"| {stamp} | {load_avg[0]:.2f} | {ld:.1f} | {cm:.1f} | {b1:.1f} | {bm:.1f} | "
+        lat = latency_ns(rows)
+        out.append(f"| {stamp} | {load_avg[0]:.2f} | {fmt(lat, '.0f')} | {ld:.1f} | {cm:.1f} | {b1:.1f} | {bm:.1f} | "
                    + " | ".join(f"{r:.2f}x" for r in rs) + " |")
     if ratios[0]:
         med = [statistics.median(r) for r in ratios]
         met = [sum(x >= need for x in r) for r, need in zip(ratios, (2.5, 10, 2))]
-        out.append(f"| **median of {len(ratios[0])} runs** | | | | | | "
+        out.append(f"| **median of {len(ratios[0])} runs** | | | | | | | "
                    + " | ".join(f"**{m:.2f}x** (met in {k})" for m, k in zip(med, met)) + " |")
     print("\n".join(out))
 
