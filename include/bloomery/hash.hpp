@@ -115,6 +115,8 @@ class hasher {
     return fn(keyed_fn{secret_.data()});
   }
 
+  // Not written as with_mode(...): through the lambda GCC stopped inlining the hash into
+  // may_contain loops (checked in the assembly of a small consumer), the one-at-a-time hot path.
   hash128 operator()(const void* data, std::size_t size) const noexcept {
     return algorithm_ == hash_algorithm::xxh3_128_seeded ? seeded_fn{seed_}(data, size)
                                                          : keyed_fn{secret_.data()}(data, size);
