@@ -2,7 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <bloomery/format.hpp>
+#include <bloomery/file.hpp>
 #include <cmath>
 #include <cstdint>
 

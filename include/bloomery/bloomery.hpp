@@ -7,6 +7,7 @@
 #include "bloomery/bloom_filter.hpp"
 #include "bloomery/counting_bloom_filter.hpp"
 #include "bloomery/cuckoo_filter.hpp"
+#include "bloomery/file.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"

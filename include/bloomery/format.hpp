@@ -1,6 +1,8 @@
-// The bloomery file format (docs/file-format.md): save, load, and a zero-copy view of a mapped
-// file. The format is filter-agnostic: a 128-byte header, the filter kind's parameters, zero
-// padding to a 64-byte boundary, and the payload (the filter's storage, exactly as in memory).
+// The bloomery file format (docs/file-format.md): encode a filter into a file image and parse one
+// back, with every field validated. Pure: no system headers, so every filter can include it; the
+// POSIX file layer (save, load, map) is file.hpp. A file is a 128-byte header, the filter kind's
+// parameters, zero padding to a 64-byte boundary, and the payload (the filter's storage, exactly as
+// in memory).
 //
 // A filter type F plugs in with:
 //   static constexpr filter_kind kind;
@@ -9,28 +11,19 @@
 //   using view = ...; static view view_of(const detail::parsed_file&);  // for map_file
 #pragma once
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
-#include <memory>
-#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "bloomery/hash.hpp"
+#include "bloomery/kinds.hpp"
 
 namespace bloomery {
 
@@ -40,34 +33,6 @@ class format_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Stable on-disk tags: never renumber.
-enum class filter_kind : std::uint32_t {
-  bloom = 1,
-  blocked_bloom = 2,
-  counting_bloom = 3,
-  cuckoo = 4,
-  scalable_bloom = 5,
-  static_filter = 6,
-};
-
-inline const char* to_string(filter_kind k) {
-  switch (k) {
-    case filter_kind::bloom:
-      return "bloom";
-    case filter_kind::blocked_bloom:
-      return "blocked";
-    case filter_kind::counting_bloom:
-      return "counting";
-    case filter_kind::cuckoo:
-      return "cuckoo";
-    case filter_kind::scalable_bloom:
-      return "scalable";
-    case filter_kind::static_filter:
-      return "static";
-  }
-  return "unknown";
-}
 
 inline constexpr std::uint32_t format_version = 1;
 inline constexpr std::size_t header_bytes = 128;
@@ -250,7 +215,7 @@ inline parsed_file parse(std::span<const std::byte> file) {
     if (h[i] != std::byte{0}) fail("padding bytes are not zero");
   }
   const auto kind = get<std::uint32_t>(h + offs::kind);
-  if (kind < 1 || kind > 6) fail("unknown filter kind " + std::to_string(kind));
+  if (!is_known_kind(kind)) fail("unknown filter kind " + std::to_string(kind));
   const auto algo = get<std::uint32_t>(h + offs::hash_algo);
   const auto seed = get<std::uint64_t>(h + offs::seed);
   secret_key key;
@@ -277,123 +242,7 @@ void expect_kind(const parsed_file& f) {
   }
 }
 
-[[noreturn]] inline void io_fail(const std::string& what, const std::filesystem::path& path) {
-  throw std::system_error(errno, std::generic_category(),
-                          "bloomery: " + what + " '" + path.string() + "'");
-}
-
-// RAII file descriptor.
-struct fd_guard {
-  int fd = -1;
-  ~fd_guard() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-inline void write_all(int fd, std::span<const std::byte> bytes, const std::filesystem::path& p) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), std::min<std::size_t>(bytes.size(), 1 << 30));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      io_fail("cannot write", p);
-    }
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-  }
-}
-
-// Writes a file crash-safely: a temporary file in the same directory, fsync, rename over the
-// target, fsync the directory. A crash at any point leaves either the old or the new file.
-inline void write_file_atomically(const std::filesystem::path& path,
-                                  std::span<const std::span<const std::byte>> parts) {
-  const std::filesystem::path dir =
-      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
-  fd_guard tmp{::mkstemp(tmpl.data())};
-  if (tmp.fd < 0) io_fail("cannot create a temporary file beside", path);
-  try {
-    for (const auto& part : parts) write_all(tmp.fd, part, tmpl);
-    if (::fsync(tmp.fd) != 0) io_fail("cannot fsync", tmpl);
-    // mkstemp creates 0600; a filter is ordinary data, so give it the usual 0644 (minus umask).
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(tmp.fd, 0666 & ~mask);
-    if (::rename(tmpl.c_str(), path.c_str()) != 0)
-      io_fail("cannot rename a temporary file to", path);
-  } catch (...) {
-    ::unlink(tmpl.c_str());
-    throw;
-  }
-  fd_guard d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY)};
-  if (d.fd >= 0) ::fsync(d.fd);  // makes the rename durable; best effort where unsupported
-}
-
-inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) io_fail("cannot open", path);
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) io_fail("cannot stat", path);
-  if (S_ISDIR(st.st_mode)) {
-    errno = EISDIR;
-    io_fail("cannot read", path);
-  }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::read(f.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      io_fail("cannot read", path);
-    }
-    if (n == 0) break;  // the file shrank while we read it; parse() reports the truncation
-    done += static_cast<std::size_t>(n);
-  }
-  bytes.resize(done);
-  return bytes;
-}
-
-// A read-only memory mapping of a whole file.
-class mapped_file {
- public:
-  explicit mapped_file(const std::filesystem::path& path) {
-    fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-    if (f.fd < 0) io_fail("cannot open", path);
-    struct stat st {};
-    if (::fstat(f.fd, &st) != 0) io_fail("cannot stat", path);
-    if (!S_ISREG(st.st_mode)) {
-      errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-      io_fail("cannot map", path);
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    if (size_ == 0) return;  // mmap rejects empty files; parse() reports "file is empty"
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, f.fd, 0);
-    if (p == MAP_FAILED) io_fail("cannot map", path);
-    data_ = p;
-  }
-  mapped_file(mapped_file&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  mapped_file& operator=(mapped_file&&) = delete;
-  mapped_file(const mapped_file&) = delete;
-  ~mapped_file() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  std::span<const std::byte> bytes() const { return {static_cast<const std::byte*>(data_), size_}; }
-
- private:
-  void* data_ = nullptr;
-  std::size_t size_ = 0;
-};
-
 }  // namespace detail
-
-// Saves `filter` to `path` crash-safely (temporary file, fsync, rename): an interrupted save
-// leaves the previous file intact.
-template <class F>
-void save(const F& filter, const std::filesystem::path& path) {
-  const detail::file_image img = filter.image();
-  const std::vector<std::byte> prefix = detail::encode_prefix(img);
-  const std::span<const std::byte> parts[] = {prefix, img.payload};
-  detail::write_file_atomically(path, parts);
-}
 
 // The exact bytes save() writes, for callers that ship filters over a network or store them in
 // another container.
@@ -414,45 +263,6 @@ F deserialize(std::span<const std::byte> bytes) {
   const detail::parsed_file parsed = detail::parse(bytes);
   detail::expect_kind<F>(parsed);
   return F::from_image(parsed);
-}
-
-// Loads a filter saved by save(). Malformed files throw format_error; I/O failures throw
-// std::system_error.
-template <class F>
-F load(const std::filesystem::path& path) {
-  const std::vector<std::byte> bytes = detail::read_file(path);
-  try {
-    return deserialize<F>(bytes);
-  } catch (const format_error& e) {
-    throw format_error(std::string(e.what()) + " ('" + path.string() + "')");
-  }
-}
-
-// A filter queried in place from a memory-mapped file: no copy of the payload. Read-only.
-// The file must not be modified while mapped (save() replaces files by rename, which is safe).
-template <class F>
-class mapped_filter {
- public:
-  explicit mapped_filter(const std::filesystem::path& path) : file_(path) {
-    try {
-      const detail::parsed_file parsed = detail::parse(file_.bytes());
-      detail::expect_kind<F>(parsed);
-      view_.emplace(F::view_of(parsed));
-    } catch (const format_error& e) {
-      throw format_error(std::string(e.what()) + " ('" + path.string() + "')");
-    }
-  }
-  const typename F::view& operator*() const { return *view_; }
-  const typename F::view* operator->() const { return &*view_; }
-
- private:
-  detail::mapped_file file_;
-  std::optional<typename F::view> view_;
-};
-
-template <class F>
-mapped_filter<F> map_file(const std::filesystem::path& path) {
-  return mapped_filter<F>(path);
 }
 
 }  // namespace bloomery

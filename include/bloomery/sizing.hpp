@@ -74,6 +74,15 @@ inline void check_hashes(std::uint64_t k, const char* name = "hashes") {
 
 }  // namespace detail
 
+// The argument checks the library runs, for tools and integrations that validate their own input
+// with the same messages: each throws std::invalid_argument naming the value and the allowed range.
+using detail::check_bits;
+using detail::check_capacity;
+using detail::check_fpr;
+using detail::check_hashes;
+// A double in 17 significant digits, enough to read back as the same value ("0.01", "0.85").
+using detail::format_value;
+
 // Bits per key of an optimally configured classic filter: -ln p / (ln 2)^2 (9.585 at p = 1%).
 inline double bits_per_key(double p) {
   detail::check_fpr(p);
