@@ -32,7 +32,9 @@
 #include "bloomery/detail/counter_array.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
+#include "bloomery/results.hpp"
 #include "bloomery/sizing.hpp"
+#include "bloomery/stats.hpp"
 
 namespace bloomery {
 
@@ -189,6 +191,18 @@ class counting_queries {
     return static_cast<double>(approximate_count()) > 1.01 * static_cast<double>(meta().capacity);
   }
 
+  filter_stats stats() const {
+    filter_stats s = common_stats(*this, filter_kind::counting_bloom);
+    s.bits = meta().counters * meta().layout.bits;
+    s.hashes = meta().hashes;
+    s.fill_ratio = fill_ratio();
+    s.over_capacity = is_over_capacity();
+    s.params = {{"counters", meta().counters},
+                {"counter_bits", std::uint64_t{meta().layout.bits}},
+                {"saturated_counters", saturated_count()}};
+    return s;
+  }
+
  private:
   const counting_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const std::uint64_t* words() const noexcept {
@@ -213,12 +227,10 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   static constexpr filter_kind kind = filter_kind::counting_bloom;
   class view;
 
-  // What remove() did.
-  enum class remove_result : std::uint8_t {
-    removed,      // the key's counters were decremented (saturated ones stay put)
-    not_present,  // the key is certainly absent (a counter is zero, or lower than the number of
-                  // the key's probes that land on it); nothing changed
-  };
+  // What remove() did: removed (the key's counters were decremented; saturated ones stay put) or
+  // not_present (a counter is zero, or lower than the number of the key's probes that land on it:
+  // the key is certainly absent, and nothing changed).
+  using remove_result = bloomery::remove_result;
 
   // Sized like the classic filter for `t.capacity` keys at rate `t.fpr`, with 4-bit counters.
   explicit counting_bloom_filter(target t, hasher h = {})
@@ -255,10 +267,16 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
 
   template <hashable_key K>
   void insert(const K& key) noexcept {
-    detail::for_each_position(
-        hash_key(meta_.hash, key), meta_.counters, meta_.hashes,
-        [&](std::uint64_t pos) { detail::counter_increment(counters_.data(), meta_.layout, pos); });
-    ++meta_.inserted;
+    insert_hash(hash_key(meta_.hash, key));
+  }
+  // Inserts the key and says whether it answered "possibly present" before (a crawler's
+  // seen-check).
+  template <hashable_key K>
+  insert_result check_and_insert(const K& key) noexcept {
+    const hash128 h = hash_key(meta_.hash, key);
+    const bool present = detail::counting_probe(counters_.data(), meta_, h);
+    insert_hash(h);
+    return present ? insert_result::already_present : insert_result::inserted;
   }
 
   // Removes one occurrence of a key inserted before. A key that is certainly absent is refused
@@ -266,7 +284,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   // inserted but answers "possibly present" (a false positive) decrements other keys' counters and
   // can make them false negatives; no filter can tell such a key from a present one.
   template <hashable_key K>
-  [[nodiscard]] remove_result remove(const K& key) noexcept {
+  remove_result remove(const K& key) noexcept {
     std::array<std::uint64_t, max_hashes> pos;
     std::uint32_t k = 0;
     detail::for_each_position(hash_key(meta_.hash, key), meta_.counters, meta_.hashes,
@@ -355,6 +373,13 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
  private:
   friend class detail::counting_queries<counting_bloom_filter>;
   struct from_meta_tag {};
+
+  void insert_hash(hash128 h) noexcept {
+    detail::for_each_position(h, meta_.counters, meta_.hashes, [&](std::uint64_t pos) {
+      detail::counter_increment(counters_.data(), meta_.layout, pos);
+    });
+    ++meta_.inserted;
+  }
   counting_bloom_filter(from_meta_tag, detail::counting_meta m)
       : counters_(m.counters << m.layout.log2_bits), meta_(std::move(m)) {}
 

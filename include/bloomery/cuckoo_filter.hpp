@@ -24,7 +24,9 @@
 #include "bloomery/detail/cuckoo_core.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
+#include "bloomery/results.hpp"
 #include "bloomery/sizing.hpp"
+#include "bloomery/stats.hpp"
 
 namespace bloomery {
 
@@ -103,7 +105,7 @@ class cuckoo_queries {
   }
 
   // True once an insert ran out of evictions and parked a fingerprint in the stash: every later
-  // insert fails (returns false) until a remove makes room.
+  // insert fails (returns `full`) until a remove makes room.
   bool is_full() const noexcept { return meta().stash.used; }
   // The stash itself (its fingerprint and bucket while in use), for tests and tools.
   const cuckoo_stash& stash() const noexcept { return meta().stash; }
@@ -125,6 +127,22 @@ class cuckoo_queries {
   double estimated_fpr() const noexcept {
     return cuckoo_fpr_model(meta().fingerprint_bits, static_cast<double>(approximate_count()) /
                                                          static_cast<double>(slot_count()));
+  }
+  // The shared name of load_factor().
+  double fill_ratio() const noexcept { return load_factor(); }
+
+  filter_stats stats() const {
+    filter_stats s = common_stats(*this, filter_kind::cuckoo);
+    s.bits = meta().buckets * bucket_bits();
+    s.fill_ratio = load_factor();
+    s.over_capacity = is_full() || approximate_count() > meta().capacity;
+    s.params = {{"fingerprint_bits", std::uint64_t{meta().fingerprint_bits}},
+                {"semi_sorted", meta().semi_sorted},
+                {"buckets", meta().buckets},
+                {"slots", slot_count()},
+                {"removed", meta().removed},
+                {"full", is_full()}};
+    return s;
   }
 
  private:
@@ -226,28 +244,40 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
                 std::to_string(default_max_kicks) + (s.semi_sorted ? " semi-sorted" : "")};
   }
 
-  // Adds the key's fingerprint. Returns true when the key is stored. Returns false, and changes
-  // nothing, when the table is full (is_full()): the filter then still answers "possibly present"
-  // for every key inserted before. The insert that runs out of evictions still succeeds: its last
-  // victim goes to the stash, and that makes the table full.
+  // Adds the key's fingerprint. Returns `inserted` (true) when the key is stored, and `full`
+  // (false), changing nothing, when the table is full (is_full()): the filter then still answers
+  // "possibly present" for every key inserted before. The insert that runs out of evictions still
+  // succeeds: its last victim goes to the stash, and that makes the table full.
   template <hashable_key K>
-  [[nodiscard]] bool insert(const K& key) noexcept {
-    if (meta_.stash.used) return false;
+  insert_result insert(const K& key) noexcept {
+    if (meta_.stash.used) return insert_result::full;
+    const hash128 h = hash_key(meta_.hash, key);
+    place_hash(h, detail::cuckoo_locate(h, meta_.fingerprint_bits, meta_.buckets));
+    return insert_result::inserted;
+  }
+  // Inserts the key and says whether it answered "possibly present" before (a crawler's
+  // seen-check). A present key is stored once more, as insert() would, so that a later remove()
+  // of it takes its own copy and never another key's; `full` means nothing changed.
+  template <hashable_key K>
+  insert_result check_and_insert(const K& key) noexcept {
+    if (meta_.stash.used) return insert_result::full;
     const hash128 h = hash_key(meta_.hash, key);
     const detail::cuckoo_position p =
         detail::cuckoo_locate(h, meta_.fingerprint_bits, meta_.buckets);
-    place(p.fp, p.i1, p.i2, h.low ^ h.high);
-    ++meta_.inserted;
-    return true;
+    const bool present = detail::cuckoo_probe(
+        table_.data(), detail::cuckoo_lanes(meta_.fingerprint_bits, meta_.semi_sorted), meta_.stash,
+        p);
+    place_hash(h, p);
+    return present ? insert_result::already_present : insert_result::inserted;
   }
 
-  // Removes one copy of the key's fingerprint from its buckets (or the stash). Returns false, and
-  // changes nothing, when no copy is there (the key is certainly absent). Remove only keys that
-  // were inserted: removing a key never inserted may delete the copy of another key with the same
-  // fingerprint and buckets, which then reads as absent. After a remove, a stashed fingerprint
-  // moves back into the table when it can.
+  // Removes one copy of the key's fingerprint from its buckets (or the stash). Returns
+  // `not_present` (false), and changes nothing, when no copy is there (the key is certainly
+  // absent). Remove only keys that were inserted: removing a key never inserted may delete the copy
+  // of another key with the same fingerprint and buckets, which then reads as absent. After a
+  // remove, a stashed fingerprint moves back into the table when it can.
   template <hashable_key K>
-  bool remove(const K& key) noexcept {
+  remove_result remove(const K& key) noexcept {
     const detail::cuckoo_position p =
         detail::cuckoo_locate(hash_key(meta_.hash, key), meta_.fingerprint_bits, meta_.buckets);
     const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
@@ -264,15 +294,15 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
                 detail::cuckoo_alt_bucket(victim.bucket, victim.fingerprint, meta_.buckets),
                 victim.bucket ^ meta_.removed);
         }
-        return true;
+        return remove_result::removed;
       }
     }
     if (meta_.stash.holds(p)) {
       meta_.stash = {};
       ++meta_.removed;
-      return true;
+      return remove_result::removed;
     }
-    return false;
+    return remove_result::not_present;
   }
 
   void clear() noexcept {
@@ -377,6 +407,10 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
   // to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
   // key's hash), so the same operations always build the same table.
+  void place_hash(hash128 h, const detail::cuckoo_position& p) noexcept {
+    place(p.fp, p.i1, p.i2, h.low ^ h.high);
+    ++meta_.inserted;
+  }
   void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) noexcept {
     const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
     std::uint64_t* words = table_.data();

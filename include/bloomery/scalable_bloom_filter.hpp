@@ -35,7 +35,9 @@
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
+#include "bloomery/results.hpp"
 #include "bloomery/sizing.hpp"
+#include "bloomery/stats.hpp"
 
 namespace bloomery {
 
@@ -228,6 +230,27 @@ class scalable_queries {
     }
     return -std::expm1(log_none);
   }
+  // Set bits over all sub-filters' bits.
+  double fill_ratio() const noexcept {
+    std::uint64_t bits = 0, set = 0;
+    for (std::size_t i = 0; i < sub_filter_count(); ++i) {
+      bits += sub_filter(i).bit_count();
+      set += sub_filter(i).set_bit_count();
+    }
+    return static_cast<double>(set) / static_cast<double>(bits);
+  }
+
+  filter_stats stats() const {
+    filter_stats s = common_stats(*this, filter_kind::scalable_bloom);
+    for (const auto& l : meta().layers) s.bits += l.bits;
+    s.hashes = meta().layers.front().hashes;
+    s.fill_ratio = fill_ratio();
+    s.params = {{"sub_filters", std::uint64_t{sub_filter_count()}},
+                {"current_capacity", current_capacity()},
+                {"growth", meta().options.growth},
+                {"tightening", meta().options.tightening}};
+    return s;
+  }
 
  protected:
   bool probe(hash128 h) const noexcept {
@@ -282,21 +305,27 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
                 " m0=" + std::to_string(first.bits) + " k0=" + std::to_string(first.hashes)};
   }
 
-  // Adds a key unless the filter already answers "possibly present" for it; returns whether it was
-  // added. Skipping keys already reported present costs nothing in correctness (their answer can
-  // only stay "possibly") and keeps duplicates from using up capacity, so each sub-filter holds
-  // exactly n_i distinct keys when the next one is added. Throws std::length_error when a new
-  // sub-filter is needed and none can be made (max_sub_filters reached, or its size is beyond
-  // 2^48 bits or 255 hashes), std::bad_alloc when memory runs out; the filter is then unchanged.
+  // Adds a key unless the filter already answers "possibly present" for it; returns `inserted`
+  // (true) or `already_present` (false). Skipping keys already reported present costs nothing in
+  // correctness (their answer can only stay "possibly") and keeps duplicates from using up
+  // capacity, so each sub-filter holds exactly n_i distinct keys when the next one is added. Throws
+  // std::length_error when a new sub-filter is needed and none can be made (max_sub_filters
+  // reached, or its size is beyond 2^48 bits or 255 hashes), std::bad_alloc when memory runs out;
+  // the filter is then unchanged.
   template <hashable_key K>
-  bool insert(const K& key) {
+  insert_result insert(const K& key) {
     const hash128 h = hash_key(meta_.hash, key);
-    if (probe(h)) return false;
+    if (probe(h)) return insert_result::already_present;
     if (meta_.layers.back().inserted >= meta_.layers.back().capacity) grow();
     detail::scalable_layer& l = meta_.layers.back();
     detail::insert_hash(storage_.data() + l.word_offset, l.bits, l.hashes, h);
     ++l.inserted;
-    return true;
+    return insert_result::inserted;
+  }
+  // The shared name of insert(), which already skips keys that answer "possibly present".
+  template <hashable_key K>
+  insert_result check_and_insert(const K& key) {
+    return insert(key);
   }
 
   // Back to a single, empty sub-filter (memory of the others is released).

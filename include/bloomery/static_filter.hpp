@@ -28,6 +28,7 @@
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/sizing.hpp"
+#include "bloomery/stats.hpp"
 
 namespace bloomery {
 
@@ -135,6 +136,16 @@ class static_queries {
   // The fingerprint array as stored: little-endian slots, then zero padding.
   std::span<const std::byte> fingerprint_bytes() const noexcept {
     return {reinterpret_cast<const std::byte*>(slots()), size_in_bytes()};
+  }
+
+  filter_stats stats() const {
+    filter_stats s = common_stats(*this, filter_kind::static_filter);
+    s.bits = meta().layout.array_length * meta().fingerprint_bits;
+    s.params = {{"fingerprint_bits", std::uint64_t{meta().fingerprint_bits}},
+                {"segment_length", std::uint64_t{meta().layout.segment_length}},
+                {"segment_count", std::uint64_t{meta().layout.segment_count}},
+                {"array_length", std::uint64_t{meta().layout.array_length}}};
+    return s;
   }
 
  private:

@@ -27,7 +27,9 @@
 #include "bloomery/bit_array.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
+#include "bloomery/results.hpp"
 #include "bloomery/sizing.hpp"
+#include "bloomery/stats.hpp"
 
 namespace bloomery {
 
@@ -101,6 +103,17 @@ class bit_filter_queries {
     return static_cast<double>(approximate_count()) > 1.01 * static_cast<double>(meta().capacity);
   }
 
+  filter_stats stats() const {
+    filter_stats s = common_stats(*this, Layout::kind);
+    const std::uint64_t set = set_bit_count();
+    s.bits = meta().bits;
+    s.hashes = meta().hashes;
+    s.fill_ratio = static_cast<double>(set) / static_cast<double>(meta().bits);
+    s.over_capacity = is_over_capacity();
+    s.params = {{"set_bits", set}};
+    return s;
+  }
+
  private:
   const bloom_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const std::uint64_t* words() const noexcept {
@@ -143,6 +156,16 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
   void insert(const K& key) noexcept {
     Layout::insert(bits_.data(), meta_, hash_key(meta_.hash, key));
     ++meta_.inserted;
+  }
+  // Inserts the key and says whether it answered "possibly present" before (a crawler's
+  // seen-check).
+  template <hashable_key K>
+  insert_result check_and_insert(const K& key) noexcept {
+    const hash128 h = hash_key(meta_.hash, key);
+    const bool present = Layout::probe(bits_.data(), meta_, h);
+    Layout::insert(bits_.data(), meta_, h);
+    ++meta_.inserted;
+    return present ? insert_result::already_present : insert_result::inserted;
   }
   // Inserts every key of a random-access range, hashing a batch ahead and prefetching the lines
   // it will write: faster than insert() key by key on filters larger than the cache, and the

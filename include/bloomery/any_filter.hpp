@@ -1,0 +1,157 @@
+// any_filter: a value that holds a filter of any kind, for code that learns the kind at run time
+// (a file, a command, a Redis key). Its verbs dispatch once per call; visit() reaches the
+// concrete filter for everything else. The variant's alternatives come from kinds.hpp's table.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "bloomery/blocked_bloom_filter.hpp"
+#include "bloomery/bloom_filter.hpp"
+#include "bloomery/concepts.hpp"
+#include "bloomery/counting_bloom_filter.hpp"
+#include "bloomery/cuckoo_filter.hpp"
+#include "bloomery/file.hpp"
+#include "bloomery/format.hpp"
+#include "bloomery/kinds.hpp"
+#include "bloomery/scalable_bloom_filter.hpp"
+#include "bloomery/static_filter.hpp"
+
+namespace bloomery {
+namespace detail {
+
+template <class List>
+struct variant_of;
+template <class... Fs>
+struct variant_of<type_list<Fs...>> {
+  using type = std::variant<Fs...>;
+};
+
+template <class List>
+struct kinds_in_table_order;
+template <class... Fs>
+struct kinds_in_table_order<type_list<Fs...>> {
+  static constexpr bool value = [] {
+    const filter_kind kinds[] = {Fs::kind...};
+    for (std::size_t i = 0; i < sizeof...(Fs); ++i) {
+      if (kinds[i] != filter_kinds[i].kind) return false;
+    }
+    return sizeof...(Fs) == filter_kinds.size();
+  }();
+};
+static_assert(kinds_in_table_order<filter_types>::value,
+              "filter_types must list one type per filter_kinds row, in the same order");
+
+template <class F, class List>
+struct is_listed;
+template <class F, class... Fs>
+struct is_listed<F, type_list<Fs...>> : std::bool_constant<(std::same_as<F, Fs> || ...)> {};
+
+// Calls fn.template operator()<F>() for the type F whose kind is `kind`.
+template <class Fn, class... Fs>
+decltype(auto) with_kind(filter_kind kind, Fn&& fn, type_list<Fs...>) {
+  using result = decltype(fn.template operator()<std::tuple_element_t<0, std::tuple<Fs...>>>());
+  if constexpr (std::is_void_v<result>) {
+    ((kind == Fs::kind ? (fn.template operator()<Fs>(), true) : false) || ...);
+  } else {
+    std::optional<result> r;
+    ((kind == Fs::kind ? (r.emplace(fn.template operator()<Fs>()), true) : false) || ...);
+    if (!r) fail("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(kind)));
+    return result(std::move(*r));
+  }
+}
+
+}  // namespace detail
+
+// A filter of one of the kinds in kinds.hpp.
+template <class F>
+concept listed_filter = detail::is_listed<std::remove_cvref_t<F>, filter_types>::value;
+
+class any_filter {
+ public:
+  using variant_type = detail::variant_of<filter_types>::type;
+
+  // Implicit on purpose: any filter can be passed where an any_filter is expected.
+  template <listed_filter F>
+  any_filter(F&& filter) : filter_(std::forward<F>(filter)) {}
+
+  filter_kind kind() const noexcept {
+    return std::visit([](const auto& f) { return f.kind; }, filter_);
+  }
+
+  template <hashable_key K>
+  bool may_contain(const K& key) const noexcept {
+    return std::visit([&](const auto& f) { return f.may_contain(key); }, filter_);
+  }
+  // `out[i]` receives may_contain(keys[i]); returns the number of positives. One dispatch for the
+  // whole batch, so each filter's prefetching loop runs as it does on the concrete type.
+  template <std::ranges::random_access_range Keys, class Out>
+  std::size_t may_contain_many(const Keys& keys, Out&& out) const {
+    return std::visit([&](const auto& f) { return f.may_contain_many(keys, out); }, filter_);
+  }
+
+  filter_stats stats() const {
+    return std::visit([](const auto& f) { return f.stats(); }, filter_);
+  }
+  std::uint64_t size_in_bytes() const noexcept {
+    return std::visit([](const auto& f) { return f.size_in_bytes(); }, filter_);
+  }
+
+  // fn(concrete filter): reaches the verbs a kind has and others do not.
+  template <class Fn>
+  decltype(auto) visit(Fn&& fn) {
+    return std::visit(std::forward<Fn>(fn), filter_);
+  }
+  template <class Fn>
+  decltype(auto) visit(Fn&& fn) const {
+    return std::visit(std::forward<Fn>(fn), filter_);
+  }
+
+  // The filter as F, or nullptr when it is of another kind.
+  template <listed_filter F>
+  F* get_if() noexcept {
+    return std::get_if<F>(&filter_);
+  }
+  template <listed_filter F>
+  const F* get_if() const noexcept {
+    return std::get_if<F>(&filter_);
+  }
+
+  const variant_type& variant() const noexcept { return filter_; }
+
+ private:
+  variant_type filter_;
+};
+
+// The filter in serialize()'s bytes, whatever its kind: parsed and checksummed once. Throws
+// format_error on any malformed input or bytes that are not a bloomery filter.
+inline any_filter deserialize_any(std::span<const std::byte> bytes) {
+  const detail::parsed_file parsed = detail::parse(bytes);
+  return detail::with_kind(
+      parsed.kind, [&]<class F>() { return any_filter(F::from_image(parsed)); }, filter_types{});
+}
+
+// Loads a file saved by save(), whatever its kind. Malformed files throw format_error (naming the
+// file); I/O failures throw std::system_error.
+inline any_filter load_any(const std::filesystem::path& path) {
+  const std::vector<std::byte> bytes = read_file(path);
+  return detail::naming_file(path, [&] { return deserialize_any(bytes); });
+}
+
+inline std::vector<std::byte> serialize(const any_filter& filter) {
+  return filter.visit([](const auto& f) { return serialize(f); });
+}
+
+inline void save(const any_filter& filter, const std::filesystem::path& path) {
+  filter.visit([&](const auto& f) { save(f, path); });
+}
+
+}  // namespace bloomery
