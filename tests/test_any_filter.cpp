@@ -1,0 +1,188 @@
+// any_filter and the kind-agnostic file functions: every kind round-trips through serialize /
+// deserialize_any and save / load_any with identical answers, stats and bytes; what is not a
+// bloomery filter is a format_error; a save keeps the permission bits of the file it replaces.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <bloomery/bloomery.hpp>
+#include <bloomery/support/keys.hpp>
+#include <bloomery/support/temp_dir.hpp>
+
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <vector>
+
+using namespace bloomery;
+using support::absent_keys;
+using support::present_keys;
+
+namespace {
+
+// One filter of every kind, each holding `keys`.
+std::vector<any_filter> one_of_each(const std::vector<std::uint64_t>& keys) {
+  const target t{.capacity = keys.size(), .fpr = 0.01};
+  std::vector<any_filter> all;
+  bloom_filter b(t);
+  blocked_bloom_filter bl(t, hasher(random_key()));
+  counting_bloom_filter c(t);
+  cuckoo_filter k(t);
+  scalable_bloom_filter s({.capacity = keys.size() / 4, .fpr = 0.01});
+  for (const auto key : keys) {
+    b.insert(key);
+    bl.insert(key);
+    c.insert(key);
+    if (!k.insert(key)) throw std::logic_error("cuckoo filter sized for the keys is full");
+    (void)s.insert(key);
+  }
+  all.emplace_back(std::move(b));
+  all.emplace_back(std::move(bl));
+  all.emplace_back(std::move(c));
+  all.emplace_back(std::move(k));
+  all.emplace_back(std::move(s));
+  all.emplace_back(static_filter::build(keys, 0.01));
+  return all;
+}
+
+std::vector<bool> answers(const any_filter& f, const std::vector<std::uint64_t>& keys) {
+  std::vector<bool> out;
+  for (const auto k : keys) out.push_back(f.may_contain(k));
+  return out;
+}
+
+TEST(AnyFilter, HoldsEveryKindInTableOrder) {
+  const auto all = one_of_each(present_keys(2000));
+  ASSERT_EQ(all.size(), filter_kinds.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].kind(), filter_kinds[i].kind);
+    EXPECT_EQ(all[i].stats().kind, filter_kinds[i].kind);
+    EXPECT_EQ(all[i].size_in_bytes(), all[i].stats().size_in_bytes);
+  }
+}
+
+TEST(AnyFilter, AnswersAsTheConcreteFilterAndHasNoFalseNegatives) {
+  const auto keys = present_keys(3000);
+  const auto others = absent_keys(20000);
+  for (const any_filter& f : one_of_each(keys)) {
+    SCOPED_TRACE(to_string(f.kind()));
+    for (const auto k : keys) ASSERT_TRUE(f.may_contain(k));
+    std::vector<char> out(keys.size());
+    EXPECT_EQ(f.may_contain_many(keys, out), keys.size());
+    std::vector<char> out_absent(others.size());
+    const std::size_t positives = f.may_contain_many(others, out_absent);
+    std::size_t single = 0;
+    for (std::size_t i = 0; i < others.size(); ++i) {
+      const bool concrete = f.visit([&](const auto& x) { return x.may_contain(others[i]); });
+      ASSERT_EQ(static_cast<bool>(out_absent[i]), concrete);
+      single += concrete;
+    }
+    EXPECT_EQ(positives, single);
+    // 1% target; 20,000 absent keys: far below 3% unless the filter is broken.
+    EXPECT_LT(positives, others.size() * 3 / 100);
+  }
+}
+
+TEST(AnyFilter, SerializeAndDeserializeAnyRoundTripEveryKind) {
+  const auto keys = present_keys(2000);
+  const auto probe = absent_keys(5000);
+  for (const any_filter& f : one_of_each(keys)) {
+    SCOPED_TRACE(to_string(f.kind()));
+    const std::vector<std::byte> bytes = serialize(f);
+    EXPECT_EQ(bytes, f.visit([](const auto& x) { return serialize(x); }));
+    const any_filter back = deserialize_any(bytes);
+    EXPECT_EQ(back.kind(), f.kind());
+    EXPECT_EQ(serialize(back), bytes);
+    EXPECT_EQ(answers(back, keys), answers(f, keys));
+    EXPECT_EQ(answers(back, probe), answers(f, probe));
+    EXPECT_EQ(back.stats().inserted, f.stats().inserted);
+    EXPECT_EQ(back.stats().params.size(), f.stats().params.size());
+  }
+}
+
+TEST(AnyFilter, SaveAndLoadAnyRoundTripEveryKind) {
+  const support::temp_dir dir;
+  const auto keys = present_keys(1500);
+  for (const any_filter& f : one_of_each(keys)) {
+    SCOPED_TRACE(to_string(f.kind()));
+    const auto path = dir / (std::string(to_string(f.kind())) + ".bloom");
+    save(f, path);
+    const any_filter back = load_any(path);
+    EXPECT_EQ(serialize(back), serialize(f));
+    EXPECT_EQ(back.kind(), f.kind());
+  }
+}
+
+TEST(AnyFilter, VisitAndGetIfReachTheConcreteFilter) {
+  any_filter f = cuckoo_filter({.capacity = 100, .fpr = 0.01});
+  ASSERT_NE(f.get_if<cuckoo_filter>(), nullptr);
+  EXPECT_EQ(f.get_if<bloom_filter>(), nullptr);
+  EXPECT_TRUE(f.get_if<cuckoo_filter>()->insert(std::string_view("a")));
+  EXPECT_TRUE(f.may_contain(std::string_view("a")));
+  const bool removed = f.visit([](auto& x) {
+    if constexpr (removable_filter<std::remove_cvref_t<decltype(x)>>) {
+      return static_cast<bool>(x.remove(std::string_view("a")));
+    } else {
+      return false;
+    }
+  });
+  EXPECT_TRUE(removed);
+  EXPECT_FALSE(f.may_contain(std::string_view("a")));
+}
+
+TEST(AnyFilter, BytesThatAreNoFilterAreAFormatError) {
+  const std::vector<std::byte> empty;
+  EXPECT_THROW((void)deserialize_any(empty), format_error);
+  std::vector<std::byte> junk(300, std::byte{0x42});
+  EXPECT_THROW((void)deserialize_any(junk), format_error);
+
+  // A real file with its kind field changed to an unknown tag, checksum made right again: still a
+  // format_error (the kind table is checked), never a crash.
+  std::vector<std::byte> bytes = serialize(bloom_filter({.capacity = 10, .fpr = 0.01}));
+  bytes[12] = std::byte{9};
+  const std::size_t payload_at = detail::get<std::uint64_t>(bytes.data() + 72);
+  const std::span<const std::byte> all(bytes);
+  detail::put<std::uint64_t>(bytes.data() + 120,
+                             detail::checksum(all.first(payload_at), all.subspan(payload_at)));
+  try {
+    (void)deserialize_any(bytes);
+    FAIL() << "no exception";
+  } catch (const format_error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown filter kind 9"), std::string::npos) << e.what();
+  }
+  // A flipped payload byte is a checksum error for every kind.
+  for (const any_filter& f : one_of_each(present_keys(200))) {
+    std::vector<std::byte> b = serialize(f);
+    b.back() ^= std::byte{1};
+    EXPECT_THROW((void)deserialize_any(b), format_error) << to_string(f.kind());
+    b.resize(b.size() - 1);
+    EXPECT_THROW((void)deserialize_any(b), format_error) << to_string(f.kind());
+  }
+}
+
+TEST(AnyFilter, LoadAnyNamesTheFileAndSeparatesIoErrors) {
+  const support::temp_dir dir;
+  EXPECT_THROW((void)load_any(dir / "missing.bloom"), std::system_error);
+  const auto junk = dir / "junk.bloom";
+  const std::vector<std::byte> garbage(200, std::byte{7});
+  write_file_atomically(junk, garbage);
+  try {
+    (void)load_any(junk);
+    FAIL() << "no exception";
+  } catch (const format_error& e) {
+    EXPECT_NE(std::string(e.what()).find("junk.bloom"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FileLayer, SaveNeverWidensTheReplacedFilesPermissions) {
+  const support::temp_dir dir;
+  const auto path = dir / "secret.bloom";
+  const bloom_filter f({.capacity = 10, .fpr = 0.01}, hasher(random_key()));
+  save(f, path);
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  save(f, path);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(load<bloom_filter>(path), f);
+}
+
+}  // namespace
