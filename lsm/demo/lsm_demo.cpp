@@ -12,13 +12,14 @@
 // data block from every table. Present keys are outputs 0, 1, 2, ... of the generator, absent
 // keys outputs 2^63, 2^63 + 1, ...; splitmix64 is a bijection of its position and the hex text a
 // bijection of the number, so an absent key can never equal a present one.
-#include "demo_support.hpp"
-#include "store.hpp"
-
+#include <bloomery/lsm/store.hpp>
 #include <bloomery/version.hpp>
 
+#include <fcntl.h>   // open, posix_fadvise
 #include <stdlib.h>  // mkdtemp
-#include <unistd.h>  // isatty
+#include <unistd.h>  // isatty, close
+
+#include "demo_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -46,6 +47,7 @@ namespace fs = std::filesystem;
 namespace lsm = bloomery::lsm;
 using namespace bloomery_demo;
 using clock_type = std::chrono::steady_clock;
+using bloomery::filter_kind;
 
 constexpr const char* program = "bloomery-lsm-demo";
 
@@ -444,7 +446,7 @@ class work_dir {
   // An empty subdirectory for `kind`. A previous run's store there is deleted (stores only add
   // tables, so measuring on top of it would be wrong); anything that does not look like a store
   // is left alone and reported instead, since --dir may point somewhere precious.
-  fs::path prepare(lsm::filter_kind kind) const {
+  fs::path prepare(lsm::table_filter_kind kind) const {
     const fs::path sub = path_ / std::string(lsm::name_of(kind));
     if (fs::exists(sub)) {
       if (!fs::is_directory(sub)) {
@@ -466,7 +468,7 @@ class work_dir {
     fs::create_directories(sub);
     return sub;
   }
-  void done_with(lsm::filter_kind kind) const {
+  void done_with(lsm::table_filter_kind kind) const {
     if (temporary_ && !keep_) fs::remove_all(path_ / std::string(lsm::name_of(kind)));
   }
   const fs::path& path() const noexcept { return path_; }
@@ -481,6 +483,28 @@ class work_dir {
 // ------------------------------------------------------------------------------------------------
 // Measurement
 // ------------------------------------------------------------------------------------------------
+
+// Spins rather than sleeps: a sleep overshoots short delays by tens of microseconds, which would
+// make --read-latency-us 10 mean something closer to 60.
+void wait_microseconds(std::uint32_t us) {
+  const auto deadline = clock_type::now() + std::chrono::microseconds(us);
+  while (clock_type::now() < deadline) {
+  }
+}
+
+// Asks the kernel to drop every table file of `st` from the page cache, so that the next reads
+// come from the disk: a cold-cache measurement. The advice applies to the file, whichever
+// descriptor gives it, and is only advice: a kernel that keeps the pages makes the run warmer.
+void drop_page_cache(const lsm::store& st) {
+  for (const lsm::table_info& t : st.tables()) {
+    const int fd = ::open(t.file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      throw std::system_error(errno, std::generic_category(), "cannot open " + t.file.string());
+    }
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+  }
+}
 
 void add_delta(lsm::read_stats& sum, const lsm::read_stats& after, const lsm::read_stats& before) {
   sum.gets += after.gets - before.gets;
@@ -514,7 +538,7 @@ struct read_class {
 };
 
 struct kind_result {
-  lsm::filter_kind kind = lsm::filter_kind::none;
+  lsm::table_filter_kind kind;  // std::nullopt: no filter
   double build_seconds = 0;
   u64 table_count = 0;
   u64 data_blocks = 0;
@@ -534,7 +558,7 @@ struct kind_result {
 };
 
 // Builds the store for `kind` in `dir` and runs `ops` against it.
-kind_result measure(lsm::filter_kind kind, const fs::path& dir, const config& c,
+kind_result measure(lsm::table_filter_kind kind, const fs::path& dir, const config& c,
                     const std::vector<read_op>& ops, progress_bar& progress) {
   kind_result r;
   r.kind = kind;
@@ -542,7 +566,10 @@ kind_result measure(lsm::filter_kind kind, const fs::path& dir, const config& c,
   o.filter = kind;
   o.fpr = c.fpr;
   o.memtable_entries = static_cast<std::size_t>(c.keys_per_table);
-  o.read_latency_us = c.read_latency_us;
+  // The added latency is the demo's, not the store's: it waits in the store's block-read hook.
+  if (c.read_latency_us > 0) {
+    o.on_block_read = [us = c.read_latency_us](const lsm::block_read&) { wait_microseconds(us); };
+  }
   lsm::store st = lsm::store::open(dir, o);
 
   const std::string name(lsm::name_of(kind));
@@ -594,7 +621,7 @@ kind_result measure(lsm::filter_kind kind, const fs::path& dir, const config& c,
   r.absent.ns.reserve(absent_ops);
   r.present.ns.reserve(ops.size() - absent_ops);
 
-  if (c.cold) st.drop_page_cache();
+  if (c.cold) drop_page_cache(st);
   st.reset_stats();
   progress.start(fmt("%-7s reading ", name.c_str()), ops.size());
   for (u64 n = 0; n < ops.size(); ++n) {
@@ -644,7 +671,7 @@ void summarize(kind_result& r, const kind_result& baseline) {
   const u64 blocks = r.absent.stats.block_reads + r.present.stats.block_reads;
   const u64 true_positives = blocks - r.wasted();
   r.false_positives = r.wasted();
-  if (r.kind == lsm::filter_kind::none) {
+  if (!r.kind) {
     // No filter answers "maybe" for every table: each table lacking the key is read in vain.
     r.negative_checks = r.wasted();
     r.fpr = 1;
@@ -663,18 +690,18 @@ void summarize(kind_result& r, const kind_result& baseline) {
 // Reports
 // ------------------------------------------------------------------------------------------------
 
-const char* long_name(lsm::filter_kind k) {
-  switch (k) {
-    case lsm::filter_kind::none:
-      return "no filter";
-    case lsm::filter_kind::bloom:
+const char* long_name(lsm::table_filter_kind k) {
+  if (!k) return "no filter";
+  switch (*k) {
+    case filter_kind::bloom:
       return "classic Bloom (bloomery::bloom_filter)";
-    case lsm::filter_kind::blocked:
+    case filter_kind::blocked_bloom:
       return "blocked Bloom (bloomery::blocked_bloom_filter, one 64-byte line per key)";
-    case lsm::filter_kind::static_set:
+    case filter_kind::static_filter:
       return "static (bloomery::static_filter, a binary fuse filter)";
+    default:
+      return "?";
   }
-  return "?";
 }
 
 void print_text(const config& c, const std::vector<kind_result>& results, const work_dir& wd,
@@ -719,9 +746,8 @@ void print_text(const config& c, const std::vector<kind_result>& results, const 
     return num(r.present.per_read(r.present.stats.block_reads), "%.3f");
   });
   add("wasted reads removed", [](const kind_result& r) { return num(r.removed * 100, "%.2f%%"); });
-  add("measured FPR", [](const kind_result& r) {
-    return r.kind == lsm::filter_kind::none ? std::string("1") : num(r.fpr * 100, "%.3f%%");
-  });
+  add("measured FPR",
+      [](const kind_result& r) { return !r.kind ? std::string("1") : num(r.fpr * 100, "%.3f%%"); });
   add("filter memory per table", [](const kind_result& r) {
     return bytes_text(static_cast<double>(r.filter_bytes) / static_cast<double>(r.table_count));
   });
@@ -862,11 +888,11 @@ int run(const config& c) {
       make_workload(c.reads, c.absent_fraction, c.tables * c.keys_per_table);
   progress_bar progress;
   std::vector<kind_result> results;
-  const lsm::filter_kind kinds[] = {lsm::filter_kind::none, lsm::filter_kind::bloom,
-                                    lsm::filter_kind::blocked, lsm::filter_kind::static_set};
+  const lsm::table_filter_kind kinds[] = {std::nullopt, filter_kind::bloom,
+                                          filter_kind::blocked_bloom, filter_kind::static_filter};
   // All four directories first: a --dir that cannot be used should fail before minutes of work.
   std::vector<fs::path> dirs;
-  for (const lsm::filter_kind kind : kinds) dirs.push_back(wd.prepare(kind));
+  for (const lsm::table_filter_kind kind : kinds) dirs.push_back(wd.prepare(kind));
   for (std::size_t k = 0; k < dirs.size(); ++k) {
     results.push_back(measure(kinds[k], dirs[k], c, ops, progress));
     wd.done_with(kinds[k]);

@@ -1,15 +1,20 @@
-#include "sstable.hpp"
+#include <bloomery/lsm/sstable.hpp>
 
+#include <bloomery/blocked_bloom_filter.hpp>
+#include <bloomery/bloom_filter.hpp>
 #include <bloomery/format.hpp>
+#include <bloomery/static_filter.hpp>
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
+#include <xxhash.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <system_error>
+
+#include "posix_file.hpp"
 
 namespace bloomery::lsm {
 namespace {
@@ -17,6 +22,22 @@ namespace {
 constexpr char magic[8] = {'B', 'L', 'M', 'R', 'Y', 'S', 'S', 'T'};
 constexpr std::uint32_t format_version = 1;
 constexpr std::size_t footer_bytes = 80;
+
+// The footer's filter codes, indexed by code (see sstable.hpp): the table format's own numbers.
+constexpr std::array<table_filter_kind, 4> filter_codes = {
+    std::nullopt, filter_kind::bloom, filter_kind::blocked_bloom, filter_kind::static_filter};
+
+[[noreturn]] void refuse(table_filter_kind kind) {
+  throw std::invalid_argument("bloomery::lsm: a table cannot carry a " +
+                              std::string(name_of(kind)) +
+                              " filter (it supports none, bloom, blocked and static)");
+}
+
+std::uint32_t code_of(table_filter_kind kind) {
+  const auto at = std::find(filter_codes.begin(), filter_codes.end(), kind);
+  if (at == filter_codes.end()) refuse(kind);
+  return static_cast<std::uint32_t>(at - filter_codes.begin());
+}
 
 std::uint64_t checksum(const void* data, std::size_t size) noexcept {
   return XXH3_64bits(data, size);
@@ -78,21 +99,12 @@ void pread_all(int fd, char* out, std::size_t n, std::uint64_t offset,
     const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
     if (got < 0) {
       if (errno == EINTR) continue;
-      detail::io_fail("cannot read", path);
+      posix::fail("cannot read", path);
     }
     if (got == 0) throw corruption_error(path, "unexpected end of file");
     out += got;
     n -= static_cast<std::size_t>(got);
     offset += static_cast<std::uint64_t>(got);
-  }
-}
-
-// Spins rather than sleeps: a sleep overshoots short delays by tens of microseconds, which would
-// make --read-latency-us 10 mean something closer to 60.
-void wait_microseconds(std::uint32_t us) {
-  if (us == 0) return;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
-  while (std::chrono::steady_clock::now() < deadline) {
   }
 }
 
@@ -102,128 +114,68 @@ std::span<const std::byte> as_bytes(const std::string& s) {
 
 }  // namespace
 
-std::string_view name_of(filter_kind kind) noexcept {
-  switch (kind) {
-    case filter_kind::none:
-      return "none";
-    case filter_kind::bloom:
-      return "bloom";
-    case filter_kind::blocked:
-      return "blocked";
-    case filter_kind::static_set:
-      return "static";
-  }
-  return "unknown";
+bool supports(table_filter_kind kind) noexcept {
+  return std::find(filter_codes.begin(), filter_codes.end(), kind) != filter_codes.end();
 }
 
-std::optional<filter_kind> filter_kind_from_name(std::string_view name) noexcept {
-  for (filter_kind k :
-       {filter_kind::none, filter_kind::bloom, filter_kind::blocked, filter_kind::static_set}) {
-    if (name == name_of(k)) return k;
-  }
-  return std::nullopt;
+std::string_view name_of(table_filter_kind kind) noexcept {
+  return kind ? to_string(*kind) : "none";
 }
 
 corruption_error::corruption_error(const std::filesystem::path& file, const std::string& what)
     : std::runtime_error("corrupted store file '" + file.string() + "': " + what), file_(file) {}
 
-// --- table_filter ------------------------------------------------------------------------------
+// --- filters -----------------------------------------------------------------------------------
 
-table_filter table_filter::build(filter_kind kind, const std::vector<std::string_view>& keys,
-                                 double fpr) {
-  table_filter t;
+namespace {
+
+// The serialized filter of `kind` over `keys`; empty for no filter.
+std::vector<std::byte> build_filter(table_filter_kind kind,
+                                    const std::vector<std::string_view>& keys, double fpr) {
   // A filter sized for zero keys is invalid; an empty table still gets a (tiny) valid filter.
   const std::uint64_t n = std::max<std::uint64_t>(keys.size(), 1);
-  switch (kind) {
-    case filter_kind::none:
-      break;
+  if (!kind) return {};
+  switch (*kind) {
     case filter_kind::bloom: {
       bloom_filter f(target{n, fpr});
       f.insert_many(keys);
-      t.f_ = std::move(f);
-      break;
+      return serialize(f);
     }
-    case filter_kind::blocked: {
+    case filter_kind::blocked_bloom: {
       blocked_bloom_filter f(target{n, fpr});
       f.insert_many(keys);
-      t.f_ = std::move(f);
-      break;
+      return serialize(f);
     }
-    case filter_kind::static_set:
-      t.f_ = static_filter::build(keys, fpr);
-      break;
-  }
-  return t;
-}
-
-table_filter table_filter::decode(filter_kind kind, std::span<const std::byte> bytes) {
-  table_filter t;
-  switch (kind) {
-    case filter_kind::none:
-      if (!bytes.empty()) throw format_error("a table without a filter has a filter block");
-      break;
-    case filter_kind::bloom:
-      t.f_ = deserialize<bloom_filter>(bytes);
-      break;
-    case filter_kind::blocked:
-      t.f_ = deserialize<blocked_bloom_filter>(bytes);
-      break;
-    case filter_kind::static_set:
-      t.f_ = deserialize<static_filter>(bytes);
-      break;
+    case filter_kind::static_filter:
+      return serialize(static_filter::build(keys, fpr));
     default:
-      throw format_error("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(kind)));
+      refuse(kind);
   }
-  return t;
 }
 
-std::vector<std::byte> table_filter::encode() const {
-  return std::visit(
-      [](const auto& f) -> std::vector<std::byte> {
-        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, std::monostate>) {
-          return {};
-        } else {
-          return serialize(f);
-        }
-      },
-      f_);
+// The filter in a table's filter block, which the footer says is of `kind`. Throws format_error.
+std::optional<any_filter> load_filter(table_filter_kind kind, std::span<const std::byte> bytes) {
+  if (!kind) {
+    if (!bytes.empty()) throw format_error("a table without a filter has a filter block");
+    return std::nullopt;
+  }
+  any_filter f = deserialize_any(bytes);
+  if (f.kind() != *kind) {
+    throw format_error("the footer says " + std::string(name_of(kind)) +
+                       ", the filter block holds a " + to_string(f.kind()) + " filter");
+  }
+  return f;
 }
 
-bool table_filter::may_contain(std::string_view key) const noexcept {
-  return std::visit(
-      [&](const auto& f) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, std::monostate>) {
-          return true;
-        } else {
-          return f.may_contain(key);
-        }
-      },
-      f_);
-}
-
-filter_kind table_filter::kind() const noexcept {
-  return static_cast<filter_kind>(f_.index());  // the variant's order matches filter_kind's
-}
-
-std::uint64_t table_filter::memory_bytes() const noexcept {
-  return std::visit(
-      [](const auto& f) -> std::uint64_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(f)>, std::monostate>) {
-          return 0;
-        } else {
-          return f.size_in_bytes();
-        }
-      },
-      f_);
-}
+}  // namespace
 
 // --- writing -----------------------------------------------------------------------------------
 
 table_write_result write_table(const std::filesystem::path& path, const std::vector<entry>& entries,
-                               filter_kind kind, double fpr, std::size_t block_bytes,
+                               table_filter_kind kind, double fpr, std::size_t block_bytes,
                                const std::function<void()>& after_half) {
-  detail::fd_guard file{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-  if (file.fd < 0) detail::io_fail("cannot create", path);
+  const std::uint32_t code = code_of(kind);  // before creating anything: an invalid kind throws
+  const posix::file file = posix::create(path);
 
   // Data blocks: cut when a block reaches block_bytes, so blocks are that size or a bit more.
   std::string index_entries;
@@ -234,7 +186,7 @@ table_write_result write_table(const std::filesystem::path& path, const std::vec
   bool half_reported = false;
   std::size_t written = 0;
   auto finish_block = [&] {
-    detail::write_all(file.fd, as_bytes(block), path);
+    posix::write_all(file, as_bytes(block), path);
     put_varint(index_entries, last_key.size());
     index_entries.append(last_key);
     put_fixed<std::uint64_t>(index_entries, offset);
@@ -265,21 +217,21 @@ table_write_result write_table(const std::filesystem::path& path, const std::vec
   std::vector<std::string_view> keys;
   keys.reserve(entries.size());
   for (const entry& e : entries) keys.emplace_back(e.key);
-  const std::vector<std::byte> filter = table_filter::build(kind, keys, fpr).encode();
-  detail::write_all(file.fd, filter, path);
+  const std::vector<std::byte> filter = build_filter(kind, keys, fpr);
+  posix::write_all(file, filter, path);
   const std::uint64_t filter_offset = offset;
   offset += filter.size();
 
   std::string index;
   put_fixed<std::uint64_t>(index, blocks);
   index += index_entries;
-  detail::write_all(file.fd, as_bytes(index), path);
+  posix::write_all(file, as_bytes(index), path);
   const std::uint64_t index_offset = offset;
   offset += index.size();
 
   std::string footer(magic, sizeof magic);
   put_fixed<std::uint32_t>(footer, format_version);
-  put_fixed<std::uint32_t>(footer, static_cast<std::uint32_t>(kind));
+  put_fixed<std::uint32_t>(footer, code);
   put_fixed<std::uint64_t>(footer, entries.size());
   put_fixed<std::uint64_t>(footer, filter_offset);
   put_fixed<std::uint64_t>(footer, filter.size());
@@ -288,10 +240,10 @@ table_write_result write_table(const std::filesystem::path& path, const std::vec
   put_fixed<std::uint64_t>(footer, index.size());
   put_fixed<std::uint64_t>(footer, checksum(index.data(), index.size()));
   put_fixed<std::uint64_t>(footer, checksum(footer.data(), footer.size()));
-  detail::write_all(file.fd, as_bytes(footer), path);
+  posix::write_all(file, as_bytes(footer), path);
   offset += footer.size();
 
-  if (::fsync(file.fd) != 0) detail::io_fail("cannot fsync", path);
+  posix::sync(file, path);
   return {offset, blocks};
 }
 
@@ -299,13 +251,13 @@ table_write_result write_table(const std::filesystem::path& path, const std::vec
 
 table_reader::table_reader(const std::filesystem::path& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) detail::io_fail("cannot open", path);
+  if (fd_ < 0) posix::fail("cannot open", path);
   // Point reads touch one block each: kernel read-ahead would fetch neighbours no read asked for,
   // and would quietly warm a cache that --cold just emptied.
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM);
   try {
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) detail::io_fail("cannot stat", path);
+    if (::fstat(fd_, &st) != 0) posix::fail("cannot stat", path);
     file_bytes_ = static_cast<std::uint64_t>(st.st_size);
     if (file_bytes_ < footer_bytes) {
       throw corruption_error(path, "file of " + std::to_string(file_bytes_) +
@@ -326,7 +278,7 @@ table_reader::table_reader(const std::filesystem::path& path) : path_(path) {
       throw corruption_error(path, "footer checksum mismatch");
     if (version != format_version)
       throw corruption_error(path, "unsupported table format version " + std::to_string(version));
-    if (kind > static_cast<std::uint32_t>(filter_kind::static_set))
+    if (kind >= filter_codes.size())
       throw corruption_error(path, "unknown filter kind " + std::to_string(kind));
     const std::uint64_t body = file_bytes_ - footer_bytes;
     if (filter_offset > body || filter_size > body - filter_offset ||
@@ -339,7 +291,7 @@ table_reader::table_reader(const std::filesystem::path& path) : path_(path) {
     if (checksum(filter.data(), filter.size()) != filter_sum)
       throw corruption_error(path, "filter block checksum mismatch");
     try {
-      filter_ = table_filter::decode(static_cast<filter_kind>(kind), as_bytes(filter));
+      filter_ = load_filter(filter_codes[kind], as_bytes(filter));
     } catch (const format_error& e) {
       throw corruption_error(path, std::string("bad filter block: ") + e.what());
     }
@@ -383,7 +335,12 @@ table_reader::~table_reader() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-table_reader::lookup table_reader::get(std::string_view key, std::uint32_t read_latency_us) {
+table_filter_kind table_reader::kind() const noexcept {
+  if (!filter_) return std::nullopt;
+  return filter_->kind();
+}
+
+table_reader::lookup table_reader::get(std::string_view key) {
   lookup result;
   // The first block whose last key is >= key is the only one that can hold it.
   const auto it = std::lower_bound(
@@ -393,8 +350,8 @@ table_reader::lookup table_reader::get(std::string_view key, std::uint32_t read_
 
   block_.resize(it->size);
   pread_all(fd_, block_.data(), block_.size(), it->offset, path_);
-  wait_microseconds(read_latency_us);
   result.block_read = true;
+  result.block_offset = it->offset;
   result.block_bytes = it->size;
   if (checksum(block_.data(), block_.size()) != it->checksum) {
     throw corruption_error(
@@ -418,11 +375,6 @@ table_reader::lookup table_reader::get(std::string_view key, std::uint32_t read_
     break;  // entries are sorted: the key is not in this block
   }
   return result;
-}
-
-void table_reader::drop_page_cache() const {
-  // Advice only: a kernel that keeps the pages anyway just makes the "cold" run warmer.
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 }  // namespace bloomery::lsm

@@ -1,15 +1,19 @@
-#include "store.hpp"
+#include <bloomery/lsm/store.hpp>
 
-#include <bloomery/format.hpp>
+#include <bloomery/file.hpp>
+#include <bloomery/sizing.hpp>
+#include <bloomery/static_filter.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <xxhash.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
+
+#include "posix_file.hpp"
 
 namespace bloomery::lsm {
 namespace fs = std::filesystem;
@@ -23,17 +27,6 @@ std::string table_name(std::uint64_t number) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%06llu.sst", static_cast<unsigned long long>(number));
   return buf;
-}
-
-void fsync_directory(const fs::path& dir) {
-  detail::fd_guard d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (d.fd < 0) detail::io_fail("cannot open directory", dir);
-  if (::fsync(d.fd) != 0) detail::io_fail("cannot fsync directory", dir);
-}
-
-void rename_durably(const fs::path& from, const fs::path& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) detail::io_fail("cannot rename", from);
-  fsync_directory(to.parent_path());
 }
 
 // Table files are named by number only; the manifest may name nothing else (no paths).
@@ -97,7 +90,7 @@ manifest decode_manifest(const std::string& text, const fs::path& path) {
 }
 
 std::string read_text(const fs::path& path) {
-  const std::vector<std::byte> bytes = detail::read_file(path);
+  const std::vector<std::byte> bytes = read_file(path);
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
@@ -116,19 +109,19 @@ struct store::state {
     if (opts.flush_hook) opts.flush_hook(s);
   }
 
-  // Temporary file, fsync, rename, directory fsync: what detail::write_file_atomically does, spelt
-  // out here so that flush_hook can stop the process between the fsync and the rename.
+  // Temporary file, fsync, rename, directory fsync: what bloomery::write_file_atomically does,
+  // spelt out here so that flush_hook can stop the process between the fsync and the rename, and
+  // so that the temporary file has the one name (MANIFEST.tmp) open() knows to clean up.
   void write_manifest(const manifest& m) {
     const fs::path tmp = dir / (std::string(manifest_name) + ".tmp");
     {
       const std::string text = encode_manifest(m);
-      detail::fd_guard f{::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
-      if (f.fd < 0) detail::io_fail("cannot create", tmp);
-      detail::write_all(f.fd, {reinterpret_cast<const std::byte*>(text.data()), text.size()}, tmp);
-      if (::fsync(f.fd) != 0) detail::io_fail("cannot fsync", tmp);
+      const posix::file f = posix::create(tmp);
+      posix::write_all(f, {reinterpret_cast<const std::byte*>(text.data()), text.size()}, tmp);
+      posix::sync(f, tmp);
     }
     step(flush_step::manifest_written);
-    rename_durably(tmp, dir / manifest_name);
+    posix::rename_durably(tmp, dir / manifest_name);
   }
 };
 
@@ -138,8 +131,13 @@ store& store::operator=(store&&) noexcept = default;
 store::~store() = default;
 
 store store::open(const fs::path& dir, options opts) {
-  detail::check_fpr(opts.fpr);
-  if (opts.filter == filter_kind::static_set && opts.fpr < 1.0 / 65536) {
+  check_fpr(opts.fpr);
+  if (!supports(opts.filter)) {
+    throw std::invalid_argument("bloomery::lsm: tables cannot carry a " +
+                                std::string(name_of(opts.filter)) +
+                                " filter (they support none, bloom, blocked and static)");
+  }
+  if (opts.filter == filter_kind::static_filter && opts.fpr < static_filter_min_fpr) {
     throw std::invalid_argument(
         "the static filter's lowest false-positive rate is 2^-16 (16-bit fingerprints)");
   }
@@ -195,18 +193,21 @@ std::optional<std::string> store::get(std::string_view key) {
   for (auto t = s_->tables.rbegin(); t != s_->tables.rend(); ++t) {
     table_reader& table = **t;
     ++st.tables_consulted;
-    if (table.filter().kind() != filter_kind::none) {
+    if (const std::optional<any_filter>& filter = table.filter()) {
       ++st.filter_checks;
-      if (!table.filter().may_contain(key)) {
+      if (!filter->may_contain(key)) {
         ++st.filter_skips;
         continue;
       }
     }
-    const table_reader::lookup r = table.get(key, s_->opts.read_latency_us);
+    const table_reader::lookup r = table.get(key);
     if (r.block_read) {
       ++st.block_reads;
       st.block_bytes += r.block_bytes;
       if (r.found == nullptr) ++st.wasted_block_reads;
+      if (s_->opts.on_block_read) {
+        s_->opts.on_block_read({table.path(), r.block_offset, r.block_bytes, r.found != nullptr});
+      }
     }
     if (r.found != nullptr) {
       if (r.found->tombstone) return std::nullopt;
@@ -231,7 +232,7 @@ void store::flush() {
     write_table(tmp_path, entries, s.opts.filter, s.opts.fpr, s.opts.block_bytes,
                 [&] { s.step(flush_step::table_partly_written); });
     s.step(flush_step::table_written);
-    rename_durably(tmp_path, final_path);
+    posix::rename_durably(tmp_path, final_path);
     s.step(flush_step::table_renamed);
     auto reader = std::make_unique<table_reader>(final_path);
     manifest next = s.live;
@@ -251,10 +252,6 @@ void store::flush() {
   }
   s.memtable.clear();
   s.step(flush_step::committed);
-}
-
-void store::drop_page_cache() {
-  for (const auto& t : s_->tables) t->drop_page_cache();
 }
 
 const read_stats& store::stats() const noexcept {
@@ -277,7 +274,7 @@ std::vector<table_info> store::tables() const {
   std::vector<table_info> out;
   for (const auto& t : s_->tables) {
     out.push_back({t->path(), t->entries(), t->data_blocks(), t->file_bytes(),
-                   t->filter().memory_bytes(), t->filter().kind()});
+                   t->filter() ? t->filter()->size_in_bytes() : 0, t->kind()});
   }
   return out;
 }

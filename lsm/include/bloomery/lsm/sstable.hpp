@@ -10,36 +10,44 @@
 //         value. Entries are sorted by key (bytewise) and keys are unique within a table.
 // Index:  u64 block count, then per block: varint key length, last key, u64 offset, u32 size,
 //         u64 XXH3-64 of the block.
-// Footer: "BLMRYSST" magic, u32 format version (1), u32 filter kind, u64 entry count,
+// Footer: "BLMRYSST" magic, u32 format version (1), u32 filter code, u64 entry count,
 //         u64 filter offset, u64 filter size, u64 filter XXH3-64, u64 index offset,
 //         u64 index size, u64 index XXH3-64, u64 XXH3-64 of the 72 bytes before it.
+// Filter code: 0 none, 1 bloom, 2 blocked, 3 static. These are the table format's own numbers,
+// fixed since its version 1, not bloomery::filter_kind's tags (static_filter is 6 there); the
+// filter block itself is a self-describing bloomery image whose kind must agree with the code.
 // The footer checks the filter and index blocks and the index checks every data block, so
 // opening a table verifies everything held in memory, and every read verifies the block it reads.
 #pragma once
 
-#include <bloomery/blocked_bloom_filter.hpp>
-#include <bloomery/bloom_filter.hpp>
-#include <bloomery/static_filter.hpp>
+#include <bloomery/any_filter.hpp>
+#include <bloomery/kinds.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 namespace bloomery::lsm {
 
-// The filter kept for each table. `none` is the baseline: every table must be read.
-enum class filter_kind : std::uint32_t { none = 0, bloom = 1, blocked = 2, static_set = 3 };
+// The filter a table keeps, named with the library's own bloomery::filter_kind; std::nullopt is
+// the baseline "no filter" (every table must be read). An optional of the library's kinds rather
+// than an enum of the store's own, so that there is one vocabulary of filter kinds (names, tags)
+// and no second enum whose numbers could be mistaken for the library's. Tables support the
+// kinds that suit an immutable, fully known key set: bloom, blocked_bloom and static_filter.
+using table_filter_kind = std::optional<filter_kind>;
 
-std::string_view name_of(filter_kind kind) noexcept;  // "none", "bloom", "blocked", "static"
-std::optional<filter_kind> filter_kind_from_name(std::string_view name) noexcept;
+// Whether a table can carry a filter of `kind` (see table_filter_kind).
+bool supports(table_filter_kind kind) noexcept;
+
+// "none" for no filter, else the library's name of the kind (bloomery::to_string): "bloom",
+// "blocked", "static".
+std::string_view name_of(table_filter_kind kind) noexcept;
 
 // A damaged store file; what() names the file and what is wrong with it.
 class corruption_error : public std::runtime_error {
@@ -58,31 +66,16 @@ struct entry {
   bool tombstone = false;
 };
 
-// The in-memory filter of one table.
-class table_filter {
- public:
-  table_filter() = default;  // kind none: may_contain() is always true
-  static table_filter build(filter_kind kind, const std::vector<std::string_view>& keys,
-                            double fpr);
-  static table_filter decode(filter_kind kind, std::span<const std::byte> bytes);  // throws
-  std::vector<std::byte> encode() const;
-
-  bool may_contain(std::string_view key) const noexcept;
-  filter_kind kind() const noexcept;
-  std::uint64_t memory_bytes() const noexcept;
-
- private:
-  std::variant<std::monostate, bloom_filter, blocked_bloom_filter, static_filter> f_;
-};
-
-// Writes a table of sorted, unique entries to `path` (the caller renames it into place).
-// `after_half` runs once half of the data blocks are written (crash tests hook in there).
+// Writes a table of sorted, unique entries to `path` (the caller renames it into place), with a
+// filter of `kind` at `fpr` over all its keys. Throws std::invalid_argument for a kind that
+// supports() refuses. `after_half` runs once half of the data blocks are written (crash tests
+// hook in there).
 struct table_write_result {
   std::uint64_t file_bytes = 0;
   std::uint64_t data_blocks = 0;
 };
 table_write_result write_table(const std::filesystem::path& path, const std::vector<entry>& entries,
-                               filter_kind kind, double fpr, std::size_t block_bytes,
+                               table_filter_kind kind, double fpr, std::size_t block_bytes,
                                const std::function<void()>& after_half = {});
 
 // An open table: the file descriptor, the index and the filter in memory; data blocks on disk.
@@ -95,20 +88,22 @@ class table_reader {
   ~table_reader();
 
   struct lookup {
-    bool block_read = false;  // a data block was read
-    std::uint64_t block_bytes = 0;
-    const entry* found = nullptr;  // points into scratch; valid until the next get()
+    bool block_read = false;         // a data block was read
+    std::uint64_t block_offset = 0;  // ... at this offset of the file
+    std::uint64_t block_bytes = 0;   // ... and of this size
+    const entry* found = nullptr;    // points into scratch; valid until the next get()
   };
   // The index, then one pread of one data block. Callers consult filter() first: a table whose
   // filter says "no" needs no lookup at all.
-  lookup get(std::string_view key, std::uint32_t read_latency_us);
+  lookup get(std::string_view key);
 
-  const table_filter& filter() const noexcept { return filter_; }
+  // The table's filter; std::nullopt when it was written without one.
+  const std::optional<any_filter>& filter() const noexcept { return filter_; }
+  table_filter_kind kind() const noexcept;
   const std::filesystem::path& path() const noexcept { return path_; }
   std::uint64_t entries() const noexcept { return entries_; }
   std::uint64_t data_blocks() const noexcept { return index_.size(); }
   std::uint64_t file_bytes() const noexcept { return file_bytes_; }
-  void drop_page_cache() const;
 
  private:
   struct block_handle {
@@ -122,7 +117,7 @@ class table_reader {
   std::uint64_t entries_ = 0;
   std::uint64_t file_bytes_ = 0;
   std::vector<block_handle> index_;
-  table_filter filter_;
+  std::optional<any_filter> filter_;
   std::vector<char> block_;  // scratch buffer for the block being read
   entry scratch_;
 };

@@ -18,7 +18,7 @@
 // LSM-tree's level 0, which is exactly where per-table filters matter most.
 #pragma once
 
-#include "sstable.hpp"
+#include <bloomery/lsm/sstable.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -43,13 +43,26 @@ enum class flush_step {
   committed,             // MANIFEST names the table: the flush is durable
 };
 
+// One data-block read of a get(), as options::on_block_read sees it.
+struct block_read {
+  const std::filesystem::path& table;  // the table file read
+  std::uint64_t offset;                // where the block starts in it
+  std::uint64_t bytes;                 // the block's size
+  bool found;                          // whether the block held the key (false: a wasted read)
+};
+
 struct options {
-  filter_kind filter = filter_kind::bloom;
+  table_filter_kind filter = filter_kind::bloom;  // std::nullopt: tables without a filter
   double fpr = 0.01;                      // target false-positive rate of every table's filter
   std::size_t memtable_entries = 100000;  // put()/remove() flush automatically at this size
   std::size_t block_bytes = 4096;         // target size of a data block
-  std::uint32_t read_latency_us = 0;      // added to every data-block read (simulated slow disk)
-  std::function<void(flush_step)> flush_hook;  // for tests; empty in normal use
+  // Called after every data-block read, inside get(): the place for tracing or metrics, or for a
+  // simulated slower device (bloomery-lsm-demo's --read-latency-us waits here). Empty: nothing.
+  std::function<void(const block_read&)> on_block_read;
+  // Called at each step of a flush. It lives in the options, though only tests set it, because
+  // the crash tests must stop the process between steps that happen inside flush() and nothing
+  // outside the store can reach them. Empty in normal use.
+  std::function<void(flush_step)> flush_hook;
 };
 
 // Counters of the read path, since open() or the last reset_stats().
@@ -70,13 +83,14 @@ struct table_info {
   std::uint64_t data_blocks = 0;
   std::uint64_t file_bytes = 0;
   std::uint64_t filter_bytes = 0;  // memory held by the table's filter
-  filter_kind filter = filter_kind::none;
+  table_filter_kind filter;        // std::nullopt: the table has no filter
 };
 
 class store {
  public:
-  // Opens (creating if needed) the store in `dir`. Throws corruption_error naming the file when
-  // the manifest or a live table is damaged, std::system_error on I/O failure.
+  // Opens (creating if needed) the store in `dir`. Throws std::invalid_argument for bad options
+  // (a filter kind that supports() refuses, say), corruption_error naming the file when the
+  // manifest or a live table is damaged, std::system_error on I/O failure.
   static store open(const std::filesystem::path& dir, options opts = {});
 
   store(store&&) noexcept;
@@ -91,10 +105,6 @@ class store {
 
   // Writes the memtable as a new table (a no-op when it is empty); durable when it returns.
   void flush();
-
-  // Asks the kernel to drop every table file from the page cache (posix_fadvise DONTNEED), so
-  // the next reads come from the disk: a cold-cache measurement.
-  void drop_page_cache();
 
   const read_stats& stats() const noexcept;
   void reset_stats() noexcept;
