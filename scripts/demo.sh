@@ -6,6 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMERY_BUILD_EXAMPLES=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBLOOMERY_BUILD_LSM=ON >/dev/null
 cmake --build build -j"$jobs" --target bloomery-lsm-demo
-exec build/examples/lsm/bloomery-lsm-demo "$@"
+exec build/lsm/bloomery-lsm-demo "$@"

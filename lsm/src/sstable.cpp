@@ -132,9 +132,9 @@ namespace {
 // The serialized filter of `kind` over `keys`; empty for no filter.
 std::vector<std::byte> build_filter(table_filter_kind kind,
                                     const std::vector<std::string_view>& keys, double fpr) {
+  if (!kind) return {};
   // A filter sized for zero keys is invalid; an empty table still gets a (tiny) valid filter.
   const std::uint64_t n = std::max<std::uint64_t>(keys.size(), 1);
-  if (!kind) return {};
   switch (*kind) {
     case filter_kind::bloom: {
       bloom_filter f(target{n, fpr});
