@@ -13,6 +13,7 @@
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/kinds.hpp"
+#include "bloomery/positions.hpp"
 #include "bloomery/results.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"
 #include "bloomery/sizing.hpp"
