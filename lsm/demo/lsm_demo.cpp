@@ -13,13 +13,15 @@
 // keys outputs 2^63, 2^63 + 1, ...; splitmix64 is a bijection of its position and the hex text a
 // bijection of the number, so an absent key can never equal a present one.
 #include <bloomery/lsm/store.hpp>
+#include <bloomery/support/keys.hpp>
+#include <bloomery/support/progress.hpp>
+#include <bloomery/support/table.hpp>
+#include <bloomery/support/temp_dir.hpp>
+#include <bloomery/support/text.hpp>
 #include <bloomery/version.hpp>
 
 #include <fcntl.h>   // open, posix_fadvise
-#include <stdlib.h>  // mkdtemp
-#include <unistd.h>  // isatty, close
-
-#include "demo_support.hpp"
+#include <unistd.h>  // close
 
 #include <algorithm>
 #include <array>
@@ -45,7 +47,12 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace lsm = bloomery::lsm;
-using namespace bloomery_demo;
+using bloomery::support::absent_offset;
+using bloomery::support::fmt;
+using bloomery::support::grouped;
+using bloomery::support::progress_bar;
+using bloomery::support::splitmix64_at;
+using u64 = std::uint64_t;
 using clock_type = std::chrono::steady_clock;
 using bloomery::filter_kind;
 
@@ -146,34 +153,6 @@ std::string bytes_text(double b) {
 std::string num(double v, const char* format) {
   return std::isfinite(v) ? fmt(format, v) : std::string("-");
 }
-
-// A plain-text table: the first column left-aligned (labels), the others right-aligned.
-class text_table {
- public:
-  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-  void print() const {
-    std::vector<std::size_t> width;
-    for (const auto& r : rows_) {
-      width.resize(std::max(width.size(), r.size()), 0);
-      for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
-    }
-    for (const auto& r : rows_) {
-      std::string s = "  ";
-      for (std::size_t c = 0; c < r.size(); ++c) {
-        if (c == 0) {
-          s.append(r[c]).append(width[c] - r[c].size(), ' ');
-        } else {
-          s.append(3 + width[c] - r[c].size(), ' ').append(r[c]);
-        }
-      }
-      s.erase(s.find_last_not_of(' ') + 1);
-      std::printf("%s\n", s.c_str());
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
 
 // ------------------------------------------------------------------------------------------------
 // Command line
@@ -368,52 +347,6 @@ void check_interrupted() {
   if (interrupted != 0) throw interrupted_error();
 }
 
-// One line on stderr, redrawn in place at most 10 times a second. Silent unless stderr is a
-// terminal: a log file or a test harness gets no carriage-return noise.
-class progress_bar {
- public:
-  progress_bar() : enabled_(::isatty(STDERR_FILENO) == 1) {}
-  progress_bar(const progress_bar&) = delete;
-  progress_bar& operator=(const progress_bar&) = delete;
-  ~progress_bar() { clear(); }
-
-  void start(std::string label, u64 total) {
-    label_ = std::move(label);
-    total_ = std::max<u64>(total, 1);
-    draw(0, "");
-  }
-  // Cheap enough for every put() and get(): the clock is read once every 1024 calls.
-  void update(u64 done, const std::string& note = "") {
-    if (!enabled_ || (done & 1023) != 0) return;
-    if (clock_type::now() - last_ < std::chrono::milliseconds(100)) return;
-    draw(done, note);
-  }
-  void clear() {
-    if (enabled_ && drawn_) std::fprintf(stderr, "\r\033[K");
-    drawn_ = false;
-  }
-
- private:
-  void draw(u64 done, const std::string& note) {
-    if (!enabled_) return;
-    constexpr std::size_t width = 30;
-    const double frac = std::min(1.0, static_cast<double>(done) / static_cast<double>(total_));
-    const auto filled = static_cast<std::size_t>(frac * width);
-    const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-    std::fprintf(stderr, "\r\033[K%s [%s] %3.0f%%  %s", label_.c_str(), bar.c_str(), frac * 100,
-                 note.c_str());
-    std::fflush(stderr);
-    drawn_ = true;
-    last_ = clock_type::now();
-  }
-
-  bool enabled_;
-  bool drawn_ = false;
-  std::string label_;
-  u64 total_ = 1;
-  clock_type::time_point last_{};
-};
-
 // The directory holding one store per filter kind. A temporary one (no --dir) is removed at exit
 // unless --keep, and each store in it is deleted as soon as it has been measured, so the disk
 // holds one store at a time (about 2 GB at full scale, not 8).
@@ -425,23 +358,12 @@ class work_dir {
       fs::create_directories(path_);
       return;
     }
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        (fs::path(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") / "bloomery-lsm-demo-XXXXXX")
-            .string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      throw std::system_error(errno, std::generic_category(),
-                              "cannot create a directory like " + pattern);
-    }
-    path_ = pattern;
-    temporary_ = true;
+    temp_.emplace("bloomery-lsm-demo");  // under $TMPDIR or /tmp
+    if (keep_) temp_->keep();
+    path_ = temp_->path();
   }
   work_dir(const work_dir&) = delete;
   work_dir& operator=(const work_dir&) = delete;
-  ~work_dir() {
-    std::error_code ec;  // a destructor cannot report; a leftover temp dir is harmless
-    if (temporary_ && !keep_) fs::remove_all(path_, ec);
-  }
 
   // An empty subdirectory for `kind`. A previous run's store there is deleted (stores only add
   // tables, so measuring on top of it would be wrong); anything that does not look like a store
@@ -469,7 +391,7 @@ class work_dir {
     return sub;
   }
   void done_with(lsm::table_filter_kind kind) const {
-    if (temporary_ && !keep_) fs::remove_all(path_ / std::string(lsm::name_of(kind)));
+    if (temp_ && !keep_) fs::remove_all(path_ / std::string(lsm::name_of(kind)));
   }
   const fs::path& path() const noexcept { return path_; }
   bool kept() const noexcept { return keep_; }
@@ -477,7 +399,7 @@ class work_dir {
  private:
   fs::path path_;
   bool keep_;
-  bool temporary_ = false;
+  std::optional<bloomery::support::temp_dir> temp_;  // none with --dir
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -592,7 +514,9 @@ kind_result measure(lsm::table_filter_kind kind, const fs::path& dir, const conf
     for (u64 k = 0; k < batch.size(); ++k) {
       st.put(key_of(batch[k].first).view(), value_of(batch[k].second).view());
       check_interrupted();
-      progress.update(t * c.keys_per_table + k, note);
+      // Reading the clock once every 1024 puts keeps the bar's cost out of the build time.
+      const u64 done = t * c.keys_per_table + k;
+      if ((done & 1023) == 0) progress.update(done, note);
     }
     // put() flushes by itself once the memtable holds memtable_entries = keys_per_table keys;
     // this flush() is then a no-op, and it keeps one table per batch even if that rule changes.
@@ -641,7 +565,7 @@ kind_result measure(lsm::table_filter_kind kind, const fs::path& dir, const conf
     ++cls.reads;
     if (op.absent ? got.has_value() : (!got || *got != value_of(op.index).view())) ++cls.wrong;
     check_interrupted();
-    progress.update(n, "");
+    if ((n & 1023) == 0) progress.update(n);
   }
   progress.clear();
 
@@ -730,7 +654,7 @@ void print_text(const config& c, const std::vector<kind_result>& results, const 
           ? "no added latency"
           : fmt("%s us added to every block read", grouped(c.read_latency_us).c_str()).c_str());
 
-  text_table t;
+  bloomery::support::text_table t({.indent = 2, .gap = 3, .first_left = true});
   std::vector<std::string> head{""};
   for (const auto& r : results) head.emplace_back(lsm::name_of(r.kind));
   t.row(head);

@@ -2,6 +2,7 @@
 // filters only skipping work (never changing an answer), crash recovery with a child process
 // killed at every step of a flush and at random moments, and damaged files rejected by name.
 #include <bloomery/lsm/store.hpp>
+#include <bloomery/support/temp_dir.hpp>
 
 #include <gtest/gtest.h>
 
@@ -26,29 +27,12 @@ using bloomery::lsm::flush_step;
 using bloomery::lsm::options;
 using bloomery::lsm::store;
 using bloomery::lsm::table_filter_kind;
+using bloomery::support::temp_dir;  // a fresh directory per test, removed afterwards
 
 namespace {
 
 const table_filter_kind all_kinds[] = {std::nullopt, filter_kind::bloom, filter_kind::blocked_bloom,
                                        filter_kind::static_filter};
-
-// A fresh directory per test, removed afterwards.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "bloomery-lsm-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string key_of(std::uint64_t i) {
   // Hashed so that consecutive i spread over the whole key space, as in the demo.
