@@ -84,12 +84,6 @@ class bit_array {
   std::span<std::uint64_t> words() noexcept { return {data_, words_}; }
   std::span<const std::uint64_t> words() const noexcept { return {data_, words_}; }
 
-  void set(std::uint64_t i) noexcept { data_[i >> 6] |= std::uint64_t{1} << (i & 63); }
-  void set_atomic(std::uint64_t i) noexcept {
-    detail::or_word_atomic(data_ + (i >> 6), std::uint64_t{1} << (i & 63));
-  }
-  bool test(std::uint64_t i) const noexcept { return detail::test_bit(data_, i); }
-  std::uint64_t count() const noexcept { return detail::count_set_bits(words()); }
   void clear() noexcept {
     if (words_ != 0) std::memset(data_, 0, size_in_bytes());
   }

@@ -28,8 +28,10 @@
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/batched_queries.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/detail/counter_array.hpp"
+#include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -96,42 +98,29 @@ inline bool counting_probe(const std::uint64_t* words, const counting_meta& m, h
   return all;
 }
 
-// Batched counting_probe: hash a block of keys and prefetch the lines of each key's first two
-// counters (an absent key is decided by about two probes in a filter at capacity), then probe.
+// Batched counting_probe: prefetch the lines of each key's first two counters (an absent key is
+// decided by about two probes in a filter at capacity), then probe.
+struct counting_batch_probe {
+  const std::uint64_t* words;
+  const counting_meta& m;
+  hash128 locate(hash128 h) const noexcept { return h; }
+  void prefetch(hash128 h) const noexcept {
+    for_each_position(h, m.counters, std::min<std::uint32_t>(2, m.hashes),
+                      [&](std::uint64_t pos) { detail::prefetch(words + m.layout.word_of(pos)); });
+  }
+  bool probe(hash128 h) const noexcept { return counting_probe(words, m, h); }
+};
+
 template <class Keys, class Out>
 std::size_t counting_probe_many(const std::uint64_t* words, const counting_meta& m,
                                 const Keys& keys, Out& out) {
-  check_batch_sizes(keys, out);
-  const std::size_t n = std::ranges::size(keys);
-  std::size_t positives = 0;
-  if (m.layout.words_for(m.counters) * 8 < batch_min_bytes) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const bool hit = counting_probe(words, m, hash_key(m.hash, keys[i]));
-      out[i] = hit;
-      positives += hit;
-    }
-    return positives;
-  }
-  hash128 h[batch_size];
-  const std::uint32_t ahead = std::min<std::uint32_t>(2, m.hashes);
-  for (std::size_t base = 0; base < n; base += batch_size) {
-    const std::size_t count = std::min(batch_size, n - base);
-    for (std::size_t j = 0; j < count; ++j) {
-      h[j] = hash_key(m.hash, keys[base + j]);
-      for_each_position(h[j], m.counters, ahead,
-                        [&](std::uint64_t pos) { prefetch(words + m.layout.word_of(pos)); });
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const bool hit = counting_probe(words, m, h[j]);
-      out[base + j] = hit;
-      positives += hit;
-    }
-  }
-  return positives;
+  return batched_queries<batch_size>(m.hash, counting_batch_probe{words, m},
+                                     m.layout.words_for(m.counters) * 8 >= batch_min_bytes, keys,
+                                     out);
 }
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
-// `meta_` and `words_data()`.
+// `meta_` and `storage()`.
 template <class Derived>
 class counting_queries {
  public:
@@ -206,7 +195,7 @@ class counting_queries {
  private:
   const counting_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).words_data();
+    return static_cast<const Derived&>(*this).storage();
   }
   template <class Lanes>
   std::uint64_t count_lanes(Lanes lanes) const noexcept {
@@ -225,7 +214,8 @@ class counting_queries {
 class counting_bloom_filter : public detail::counting_queries<counting_bloom_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::counting_bloom;
-  class view;
+  // The read-only form over storage it does not own (map_file, a sub-filter).
+  using view = detail::filter_view<detail::counting_queries, detail::counting_meta, std::uint64_t>;
 
   // What remove() did: removed (the key's counters were decremented; saturated ones stay put) or
   // not_present (a counter is zero, or lower than the number of the key's probes that land on it:
@@ -272,7 +262,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   // Inserts the key and says whether it answered "possibly present" before (a crawler's
   // seen-check).
   template <hashable_key K>
-  insert_result check_and_insert(const K& key) noexcept {
+  [[nodiscard]] insert_result check_and_insert(const K& key) noexcept {
     const hash128 h = hash_key(meta_.hash, key);
     const bool present = detail::counting_probe(counters_.data(), meta_, h);
     insert_hash(h);
@@ -284,7 +274,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   // inserted but answers "possibly present" (a false positive) decrements other keys' counters and
   // can make them false negatives; no filter can tell such a key from a present one.
   template <hashable_key K>
-  remove_result remove(const K& key) noexcept {
+  [[nodiscard]] remove_result remove(const K& key) noexcept {
     std::array<std::uint64_t, max_hashes> pos;
     std::uint32_t k = 0;
     detail::for_each_position(hash_key(meta_.hash, key), meta_.counters, meta_.hashes,
@@ -371,7 +361,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   static view view_of(const detail::parsed_file& f);
 
  private:
-  friend class detail::counting_queries<counting_bloom_filter>;
+  friend detail::counting_queries<counting_bloom_filter>;
   struct from_meta_tag {};
 
   void insert_hash(hash128 h) noexcept {
@@ -389,7 +379,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
     counters_ = bit_array(m << layout.log2_bits);
     meta_ = {m, k, layout, cap, fpr, 0, std::move(h)};
   }
-  const std::uint64_t* words_data() const noexcept { return counters_.data(); }
+  const std::uint64_t* storage() const noexcept { return counters_.data(); }
 
   static std::vector<std::byte> params(const detail::counting_meta& m) {
     return detail::params_writer()
@@ -436,19 +426,6 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
 
   bit_array counters_;
   detail::counting_meta meta_;
-};
-
-// A read-only counting filter over storage it does not own (a memory-mapped file).
-class counting_bloom_filter::view : public detail::counting_queries<view> {
- public:
-  view(detail::counting_meta meta, const std::uint64_t* words)
-      : meta_(std::move(meta)), words_(words) {}
-
- private:
-  friend class detail::counting_queries<view>;
-  const std::uint64_t* words_data() const noexcept { return words_; }
-  detail::counting_meta meta_;
-  const std::uint64_t* words_;
 };
 
 inline counting_bloom_filter::view counting_bloom_filter::view_of(const detail::parsed_file& f) {

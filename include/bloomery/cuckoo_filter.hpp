@@ -22,6 +22,7 @@
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/detail/cuckoo_core.hpp"
+#include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -58,7 +59,7 @@ struct cuckoo_meta {
 };
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
-// `meta_` and `words_data()`.
+// `meta_` and `storage()`.
 template <class Derived>
 class cuckoo_queries {
  public:
@@ -148,7 +149,7 @@ class cuckoo_queries {
  private:
   const cuckoo_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).words_data();
+    return static_cast<const Derived&>(*this).storage();
   }
   cuckoo_lanes lanes() const noexcept {
     return cuckoo_lanes(meta().fingerprint_bits, meta().semi_sorted);
@@ -164,7 +165,8 @@ class cuckoo_queries {
 class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::cuckoo;
-  class view;
+  // The read-only form over storage it does not own (map_file, a sub-filter).
+  using view = detail::filter_view<detail::cuckoo_queries, detail::cuckoo_meta, std::uint64_t>;
 
   static constexpr std::uint32_t bucket_slots = detail::cuckoo_bucket_slots;
   static constexpr std::uint32_t min_fingerprint_bits = detail::cuckoo_min_fingerprint_bits;
@@ -249,7 +251,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // "possibly present" for every key inserted before. The insert that runs out of evictions still
   // succeeds: its last victim goes to the stash, and that makes the table full.
   template <hashable_key K>
-  insert_result insert(const K& key) noexcept {
+  [[nodiscard]] insert_result insert(const K& key) noexcept {
     if (meta_.stash.used) return insert_result::full;
     const hash128 h = hash_key(meta_.hash, key);
     place_hash(h, detail::cuckoo_locate(h, meta_.fingerprint_bits, meta_.buckets));
@@ -259,7 +261,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // seen-check). A present key is stored once more, as insert() would, so that a later remove()
   // of it takes its own copy and never another key's; `full` means nothing changed.
   template <hashable_key K>
-  insert_result check_and_insert(const K& key) noexcept {
+  [[nodiscard]] insert_result check_and_insert(const K& key) noexcept {
     if (meta_.stash.used) return insert_result::full;
     const hash128 h = hash_key(meta_.hash, key);
     const detail::cuckoo_position p =
@@ -339,7 +341,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   static view view_of(const detail::parsed_file& f);
 
  private:
-  friend class detail::cuckoo_queries<cuckoo_filter>;
+  friend detail::cuckoo_queries<cuckoo_filter>;
   struct from_meta_tag {};
   struct sizing {
     std::uint32_t f;
@@ -436,7 +438,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     meta_.stash = {true, static_cast<std::uint32_t>(fp), b};
   }
 
-  const std::uint64_t* words_data() const noexcept { return table_.data(); }
+  const std::uint64_t* storage() const noexcept { return table_.data(); }
 
   // The parameter block: 56 bytes for plain buckets, exactly as before semi-sorting existed; a
   // semi-sorted table appends u32 layout = 1 and a zero u32 (64 bytes). Readers that predate the
@@ -551,19 +553,6 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
 
   bit_array table_;
   detail::cuckoo_meta meta_;
-};
-
-// A read-only cuckoo filter over storage it does not own (a memory-mapped file).
-class cuckoo_filter::view : public detail::cuckoo_queries<view> {
- public:
-  view(detail::cuckoo_meta meta, const std::uint64_t* words)
-      : meta_(std::move(meta)), words_(words) {}
-
- private:
-  friend class detail::cuckoo_queries<view>;
-  const std::uint64_t* words_data() const noexcept { return words_; }
-  detail::cuckoo_meta meta_;
-  const std::uint64_t* words_;
 };
 
 inline cuckoo_filter::view cuckoo_filter::view_of(const detail::parsed_file& f) {

@@ -1,13 +1,14 @@
 // The outcomes of insert and remove, one type each for every filter, so that code written for one
 // filter reads the same for another. Each converts to bool ("it worked"), so code written when
-// these verbs returned bool keeps compiling and meaning the same.
+// these verbs returned bool keeps compiling and meaning the same. Verbs whose result must be
+// looked at (a cuckoo insert, a counting remove, every check_and_insert) are [[nodiscard]].
 #pragma once
 
 #include <cstdint>
 
 namespace bloomery {
 
-class [[nodiscard]] insert_result {
+class insert_result {
  public:
   enum class code : std::uint8_t {
     inserted,         // the key was not present before and is now
@@ -29,7 +30,7 @@ inline constexpr insert_result insert_result::inserted{insert_result::code::inse
 inline constexpr insert_result insert_result::already_present{insert_result::code::already_present};
 inline constexpr insert_result insert_result::full{insert_result::code::full};
 
-class [[nodiscard]] remove_result {
+class remove_result {
  public:
   enum class code : std::uint8_t {
     removed,      // one occurrence of the key was removed

@@ -33,6 +33,7 @@
 #include "bloomery/bit_array.hpp"
 #include "bloomery/bloom_filter.hpp"
 #include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -111,7 +112,7 @@ inline scalable_layer scalable_make_layer(const scalable_meta& m, std::size_t i,
 }
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
-// `meta_` and `words_data()` (the concatenated sub-filter words).
+// `meta_` and `storage()` (the concatenated sub-filter words).
 template <class Derived>
 class scalable_queries {
  public:
@@ -265,7 +266,7 @@ class scalable_queries {
  private:
   const scalable_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).words_data();
+    return static_cast<const Derived&>(*this).storage();
   }
 };
 
@@ -275,7 +276,8 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
  public:
   static constexpr filter_kind kind = filter_kind::scalable_bloom;
   static constexpr std::uint32_t max_sub_filters = detail::scalable_max_sub_filters;
-  class view;
+  // The read-only form over storage it does not own (map_file, a sub-filter).
+  using view = detail::filter_view<detail::scalable_queries, detail::scalable_meta, std::uint64_t>;
 
   // Starts with one sub-filter for `t.capacity` keys; the compound FPR stays below `t.fpr` however
   // many keys arrive.
@@ -324,7 +326,7 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
   }
   // The shared name of insert(), which already skips keys that answer "possibly present".
   template <hashable_key K>
-  insert_result check_and_insert(const K& key) {
+  [[nodiscard]] insert_result check_and_insert(const K& key) {
     return insert(key);
   }
 
@@ -424,14 +426,14 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
   static view view_of(const detail::parsed_file& f);
 
  private:
-  friend class detail::scalable_queries<scalable_bloom_filter>;
+  friend detail::scalable_queries<scalable_bloom_filter>;
   struct from_meta_tag {};
   scalable_bloom_filter(from_meta_tag, detail::scalable_meta m) : meta_(std::move(m)) {
     const detail::scalable_layer& last = meta_.layers.back();
     storage_ = bit_array((last.word_offset + last.words()) * 64);
   }
 
-  const std::uint64_t* words_data() const noexcept { return storage_.data(); }
+  const std::uint64_t* storage() const noexcept { return storage_.data(); }
 
   // Adds the next sub-filter: a larger allocation, the old words copied over. Strong guarantee.
   void grow() {
@@ -574,19 +576,6 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
 
   bit_array storage_;
   detail::scalable_meta meta_;
-};
-
-// A read-only scalable filter over storage it does not own (a memory-mapped file).
-class scalable_bloom_filter::view : public detail::scalable_queries<view> {
- public:
-  view(detail::scalable_meta meta, const std::uint64_t* words)
-      : meta_(std::move(meta)), words_(words) {}
-
- private:
-  friend class detail::scalable_queries<view>;
-  const std::uint64_t* words_data() const noexcept { return words_; }
-  detail::scalable_meta meta_;
-  const std::uint64_t* words_;
 };
 
 inline scalable_bloom_filter::view scalable_bloom_filter::view_of(const detail::parsed_file& f) {

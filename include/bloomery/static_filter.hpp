@@ -24,6 +24,7 @@
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/filter_view.hpp"
 #include "bloomery/detail/static_core.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
@@ -78,7 +79,7 @@ inline std::uint32_t static_bits_of(fingerprint_width w) {
 }
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
-// `meta_` and `slots_data()`.
+// `meta_` and `storage()`.
 template <class Derived>
 class static_queries {
  public:
@@ -151,7 +152,7 @@ class static_queries {
  private:
   const static_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
   const unsigned char* slots() const noexcept {
-    return static_cast<const Derived&>(*this).slots_data();
+    return static_cast<const Derived&>(*this).storage();
   }
 };
 
@@ -160,7 +161,8 @@ class static_queries {
 class static_filter : public detail::static_queries<static_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::static_filter;
-  class view;
+  // The read-only form over storage it does not own (map_file, a sub-filter).
+  using view = detail::filter_view<detail::static_queries, detail::static_meta, unsigned char>;
 
   // The empty filter: answers "no" to every key.
   static_filter() = default;
@@ -222,9 +224,9 @@ class static_filter : public detail::static_queries<static_filter> {
   static view view_of(const detail::parsed_file& f);
 
  private:
-  friend class detail::static_queries<static_filter>;
+  friend detail::static_queries<static_filter>;
 
-  const unsigned char* slots_data() const noexcept {
+  const unsigned char* storage() const noexcept {
     return reinterpret_cast<const unsigned char*>(slots_.data());
   }
 
@@ -341,19 +343,6 @@ class static_filter : public detail::static_queries<static_filter> {
 
   bit_array slots_;
   detail::static_meta meta_;
-};
-
-// A read-only static filter over storage it does not own (a memory-mapped file).
-class static_filter::view : public detail::static_queries<view> {
- public:
-  view(detail::static_meta meta, const unsigned char* slots)
-      : meta_(std::move(meta)), slots_(slots) {}
-
- private:
-  friend class detail::static_queries<view>;
-  const unsigned char* slots_data() const noexcept { return slots_; }
-  detail::static_meta meta_;
-  const unsigned char* slots_;
 };
 
 inline static_filter::view static_filter::view_of(const detail::parsed_file& f) {

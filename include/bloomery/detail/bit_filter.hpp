@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -57,20 +58,20 @@ inline std::uint64_t saturating_count(double n) noexcept {
 }
 
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
-// `meta_` and `words_data()`.
+// `meta_` and `storage()`.
 template <class Layout, class Derived>
 class bit_filter_queries {
  public:
   template <hashable_key K>
   bool may_contain(const K& key) const noexcept {
-    return Layout::probe(words(), meta(), hash_key(meta().hash, key));
+    return Layout::probe(storage_words(), meta(), hash_key(meta().hash, key));
   }
 
   // Answers for many keys at once, hashing and prefetching ahead (faster on filters larger than
   // the cache). `out[i]` receives may_contain(keys[i]); returns the number of positives.
   template <std::ranges::random_access_range Keys, class Out>
   std::size_t may_contain_many(const Keys& keys, Out&& out) const {
-    return Layout::probe_many(words(), meta(), keys, out);
+    return Layout::probe_many(storage_words(), meta(), keys, out);
   }
 
   std::uint64_t bit_count() const noexcept { return meta().bits; }
@@ -82,21 +83,23 @@ class bit_filter_queries {
     return __atomic_load_n(&meta().inserted, __ATOMIC_RELAXED);  // insert_concurrent may run
   }
   const hasher& hash() const noexcept { return meta().hash; }
+  // The raw words, for tests and tools (bit i is bit i%64 of word i/64).
+  std::span<const std::uint64_t> words() const noexcept {
+    return {storage_words(), words_for_bits(meta().bits)};
+  }
   std::uint64_t size_in_bytes() const noexcept { return words_for_bits(meta().bits) * 8; }
 
   // Set bits (padding bits beyond m are never set).
-  std::uint64_t set_bit_count() const noexcept {
-    return count_set_bits({words(), words_for_bits(meta().bits)});
-  }
+  std::uint64_t set_bit_count() const noexcept { return count_set_bits(words()); }
   double fill_ratio() const noexcept {
     return static_cast<double>(set_bit_count()) / static_cast<double>(meta().bits);
   }
   // Distinct keys estimated from the bits; saturates at UINT64_MAX when they are all set.
   std::uint64_t approximate_count() const noexcept {
-    return saturating_count(Layout::approximate_count(words(), meta()));
+    return saturating_count(Layout::approximate_count(storage_words(), meta()));
   }
   // The false-positive rate this filter has now, computed from its actual bits.
-  double estimated_fpr() const noexcept { return Layout::estimated_fpr(words(), meta()); }
+  double estimated_fpr() const noexcept { return Layout::estimated_fpr(storage_words(), meta()); }
   // True once the estimated count exceeds capacity by more than 1% (so a filter filled exactly to
   // capacity, whose estimate wobbles around it, does not warn). Its FPR is then above target.
   bool is_over_capacity() const noexcept {
@@ -116,8 +119,8 @@ class bit_filter_queries {
 
  private:
   const bloom_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
-  const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).words_data();
+  const std::uint64_t* storage_words() const noexcept {
+    return static_cast<const Derived&>(*this).storage();
   }
 };
 
@@ -125,7 +128,10 @@ template <class Layout>
 class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layout>> {
  public:
   static constexpr filter_kind kind = Layout::kind;
-  class view;
+  template <class Derived>
+  using queries = bit_filter_queries<Layout, Derived>;
+  // The read-only form over storage it does not own (map_file, a scalable filter's sub-filter).
+  using view = filter_view<queries, bloom_meta, std::uint64_t>;
 
   // Sized for `t.capacity` keys at false-positive rate `t.fpr` by the layout's own FPR model.
   explicit basic_bit_filter(target t, hasher h = {}) {
@@ -160,7 +166,7 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
   // Inserts the key and says whether it answered "possibly present" before (a crawler's
   // seen-check).
   template <hashable_key K>
-  insert_result check_and_insert(const K& key) noexcept {
+  [[nodiscard]] insert_result check_and_insert(const K& key) noexcept {
     const hash128 h = hash_key(meta_.hash, key);
     const bool present = Layout::probe(bits_.data(), meta_, h);
     Layout::insert(bits_.data(), meta_, h);
@@ -230,9 +236,6 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
     return describe_difference(meta_.hash, other.meta_.hash);
   }
 
-  // The raw words, for tests and tools (bit i is bit i%64 of word i/64).
-  std::span<const std::uint64_t> words() const noexcept { return bits_.words(); }
-
   // --- file format plumbing (see format.hpp and docs/file-format.md) ---
   file_image image() const {
     return {kind, meta_.hash, meta_.inserted, params(meta_),
@@ -248,7 +251,7 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
   }
 
  private:
-  friend class bit_filter_queries<Layout, basic_bit_filter>;
+  friend queries<basic_bit_filter>;
   struct from_meta_tag {};
   basic_bit_filter(from_meta_tag, bloom_meta m) : bits_(m.bits), meta_(std::move(m)) {}
 
@@ -263,7 +266,7 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
                                   Layout::name + " filters: " + why);
     }
   }
-  const std::uint64_t* words_data() const noexcept { return bits_.data(); }
+  const std::uint64_t* storage() const noexcept { return bits_.data(); }
 
   // Parameter block (docs/file-format.md): bits u64, hashes u32, reserved u32, capacity u64,
   // target fpr f64.
@@ -306,23 +309,6 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
 
   bit_array bits_;
   bloom_meta meta_;
-};
-
-// A read-only filter over storage it does not own (a memory-mapped file).
-template <class Layout>
-class basic_bit_filter<Layout>::view : public bit_filter_queries<Layout, view> {
- public:
-  view(bloom_meta meta, const std::uint64_t* words) : meta_(std::move(meta)), words_(words) {}
-  // The raw words, as the owning filter's words(), for tests and tools.
-  std::span<const std::uint64_t> words() const noexcept {
-    return {words_, words_for_bits(meta_.bits)};
-  }
-
- private:
-  friend class bit_filter_queries<Layout, view>;
-  const std::uint64_t* words_data() const noexcept { return words_; }
-  bloom_meta meta_;
-  const std::uint64_t* words_;
 };
 
 }  // namespace detail

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/batched_queries.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/hash.hpp"
 
@@ -341,30 +342,28 @@ inline double cuckoo_fpr_model(std::uint32_t f, double load) {
 // Keys hashed and prefetched per block of may_contain_many.
 inline constexpr std::size_t cuckoo_batch_size = 128;
 
-// Batched may_contain: hash a block of keys, prefetch both buckets of each, then probe them all,
-// so the block's cache misses overlap. Same answers as cuckoo_probe on each key.
+// Batched may_contain: prefetch both buckets of each key, then probe. Same answers as cuckoo_probe.
+struct cuckoo_batch_probe {
+  const std::uint64_t* words;
+  const cuckoo_lanes& lanes;
+  std::uint64_t buckets;
+  const cuckoo_stash& stash;
+  cuckoo_position locate(hash128 h) const noexcept { return cuckoo_locate(h, lanes.f, buckets); }
+  void prefetch(const cuckoo_position& p) const noexcept {
+    prefetch_bucket(words, lanes, p.i1);
+    prefetch_bucket(words, lanes, p.i2);
+  }
+  bool probe(const cuckoo_position& p) const noexcept {
+    return cuckoo_probe(words, lanes, stash, p);
+  }
+};
+
 template <class Keys, class Out>
 std::size_t cuckoo_probe_many(const hasher& hash, const std::uint64_t* words,
                               const cuckoo_lanes& lanes, std::uint64_t buckets,
                               const cuckoo_stash& stash, const Keys& keys, Out& out) {
-  check_batch_sizes(keys, out);
-  const std::size_t n = std::ranges::size(keys);
-  std::size_t positives = 0;
-  cuckoo_position pos[cuckoo_batch_size];
-  for (std::size_t base = 0; base < n; base += cuckoo_batch_size) {
-    const std::size_t count = std::min(cuckoo_batch_size, n - base);
-    for (std::size_t j = 0; j < count; ++j) {
-      pos[j] = cuckoo_locate(hash_key(hash, keys[base + j]), lanes.f, buckets);
-      prefetch_bucket(words, lanes, pos[j].i1);
-      prefetch_bucket(words, lanes, pos[j].i2);
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const bool hit = cuckoo_probe(words, lanes, stash, pos[j]);
-      out[base + j] = hit;
-      positives += hit;
-    }
-  }
-  return positives;
+  return batched_queries<cuckoo_batch_size>(hash, cuckoo_batch_probe{words, lanes, buckets, stash},
+                                            true, keys, out);
 }
 
 }  // namespace bloomery::detail

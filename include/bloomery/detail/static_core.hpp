@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/batched_queries.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/hash.hpp"
 
@@ -273,36 +274,26 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
 // 3 * 64 independent loads in flight while its hashes are computed.
 inline constexpr std::size_t fuse_batch_size = 64;
 
-// Batched probe: hash a batch of keys and prefetch their three slots, then check each. Same
-// answers as fuse_probe; returns the number of positives.
+// Batched probe: prefetch each key's three slots, then check them. Same answers as fuse_probe.
+template <class Slot>
+struct fuse_batch_probe {
+  std::uint64_t seed;
+  const unsigned char* slots;
+  const fuse_layout& l;
+  std::uint64_t locate(hash128 h) const noexcept { return fuse_hash(h, seed); }
+  void prefetch(std::uint64_t x) const noexcept {
+    for (const std::uint64_t at : fuse_positions(x, l).at)
+      detail::prefetch(slots + at * sizeof(Slot));
+  }
+  bool probe(std::uint64_t x) const noexcept { return fuse_probe<Slot>(slots, l, x); }
+};
+
 template <class Slot, class Keys, class Out>
 std::size_t fuse_probe_many(const hasher& hash, std::uint64_t seed, const unsigned char* slots,
                             const fuse_layout& l, const Keys& keys, Out& out) {
-  const std::size_t n = std::ranges::size(keys);
-  std::size_t positives = 0;
-  if (l.array_length * sizeof(Slot) < batch_min_bytes) {  // cache-resident: no need to prefetch
-    for (std::size_t i = 0; i < n; ++i) {
-      const bool hit = fuse_probe<Slot>(slots, l, fuse_hash(hash_key(hash, keys[i]), seed));
-      out[i] = hit;
-      positives += hit;
-    }
-    return positives;
-  }
-  std::uint64_t x[fuse_batch_size];
-  for (std::size_t base = 0; base < n; base += fuse_batch_size) {
-    const std::size_t count = std::min(fuse_batch_size, n - base);
-    for (std::size_t j = 0; j < count; ++j) {
-      x[j] = fuse_hash(hash_key(hash, keys[base + j]), seed);
-      const fuse_slots p = fuse_positions(x[j], l);
-      for (const std::uint64_t at : p.at) prefetch(slots + at * sizeof(Slot));
-    }
-    for (std::size_t j = 0; j < count; ++j) {
-      const bool hit = fuse_probe<Slot>(slots, l, x[j]);
-      out[base + j] = hit;
-      positives += hit;
-    }
-  }
-  return positives;
+  return batched_queries<fuse_batch_size>(hash, fuse_batch_probe<Slot>{seed, slots, l},
+                                          l.array_length * sizeof(Slot) >= batch_min_bytes, keys,
+                                          out);
 }
 
 }  // namespace bloomery::detail
