@@ -24,6 +24,8 @@ static_assert(insertable_filter<scalable_bloom_filter> && mergeable_filter<scala
               !intersectable_filter<scalable_bloom_filter>);
 static_assert(membership_filter<static_filter> && !insertable_filter<static_filter> &&
               !mergeable_filter<static_filter>);
+static_assert(growable_filter<scalable_bloom_filter> && !growable_filter<bloom_filter> &&
+              !growable_filter<cuckoo_filter> && !growable_filter<static_filter>);
 static_assert(!membership_filter<int>);
 
 namespace {
@@ -207,6 +209,7 @@ TEST(Kinds, NamesRoundTripAndUnknownTagsAreRejected) {
   EXPECT_FALSE(parse_filter_kind("bloomier").has_value());
   EXPECT_FALSE(is_known_kind(0));
   EXPECT_FALSE(is_known_kind(7));
+  EXPECT_STREQ(info_of(filter_kind::cuckoo).name, "cuckoo");
 }
 
 }  // namespace

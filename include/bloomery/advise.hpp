@@ -6,15 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "bloomery/blocked_bloom_filter.hpp"
-#include "bloomery/bloom_filter.hpp"
-#include "bloomery/counting_bloom_filter.hpp"
-#include "bloomery/cuckoo_filter.hpp"
-#include "bloomery/scalable_bloom_filter.hpp"
+#include "bloomery/any_filter.hpp"
+#include "bloomery/concepts.hpp"
+#include "bloomery/kinds.hpp"
 #include "bloomery/sizing.hpp"
-#include "bloomery/static_filter.hpp"
 
 namespace bloomery {
 
@@ -53,45 +51,36 @@ inline std::vector<advice> advise(const workload& w) {
     detail::invalid("key_bytes", detail::format_value(w.key_bytes), "it must be >= 0");
   }
   std::vector<advice> out;
-  // A kind whose structure cannot reach the target (the cuckoo filter below 2^-13, the static
-  // filter below 2^-16) is listed as unsuitable with its own reason.
-  const auto add = [&](const char* kind, bool suitable, auto&& plan_for, std::string note) {
+  // Each kind's fit follows from what it can do (concepts.hpp); its plan from its own sizing. A
+  // kind whose structure cannot reach the target (the cuckoo filter below 2^-13, the static filter
+  // below 2^-16) is listed as unsuitable with its plan's own reason.
+  const auto add = [&]<class F>() {
     advice a;
-    a.kind = kind;
-    a.suitable = suitable;
-    a.note = std::move(note);
+    a.kind = to_string(F::kind);
+    if constexpr (!insertable_filter<F>) {
+      a.suitable = w.static_set && !w.deletes;
+      a.note = !w.static_set ? "needs the complete key set up front and takes no inserts"
+               : w.deletes   ? "cannot delete"
+                             : info_of(F::kind).summary;
+    } else {
+      const bool deletes = !w.deletes || removable_filter<F>;
+      const bool grows = !w.grows || growable_filter<F>;
+      a.suitable = deletes && grows;
+      a.note = !deletes ? "cannot delete"
+               : grows  ? info_of(F::kind).summary
+               : std::same_as<decltype(std::declval<F&>().insert(0)), insert_result>
+                   ? "inserts fail once the table is full"
+                   : "cannot grow past capacity without its FPR rising";
+    }
     try {
-      a.plan = plan_for(t);
+      a.plan = F::plan(t);
     } catch (const std::invalid_argument& e) {
       a.suitable = false;
       a.note = e.what();
     }
     out.push_back(std::move(a));
   };
-  const bool fixed = !w.grows;
-  add("bloom", !w.deletes && fixed, bloom_filter::plan,
-      w.deletes ? "cannot delete"
-      : w.grows
-          ? "cannot grow past capacity without its FPR rising"
-          : "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup");
-  add("blocked", !w.deletes && fixed, blocked_bloom_filter::plan,
-      w.deletes ? "cannot delete"
-      : w.grows ? "cannot grow past capacity without its FPR rising"
-                : "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%");
-  add(
-      "counting", fixed, [](target x) { return counting_bloom_filter::plan(x); },
-      w.grows ? "cannot grow past capacity without its FPR rising"
-              : "deletes with 4-bit counters: about 4x the classic filter's memory");
-  add("cuckoo", fixed, cuckoo_filter::plan,
-      w.grows ? "inserts fail once the table is full"
-              : "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full");
-  add(
-      "scalable", !w.deletes, [](target x) { return scalable_bloom_filter::plan(x); },
-      w.deletes ? "cannot delete"
-                : "grows by adding sub-filters; sized here for the initial capacity only");
-  add("static", w.static_set && !w.deletes, static_filter::plan,
-      w.static_set ? "build once from all keys: the smallest, but no inserts afterwards"
-                   : "needs the complete key set up front and takes no inserts");
+  [&]<class... Fs>(type_list<Fs...>) { (add.template operator()<Fs>(), ...); }(filter_types{});
   const double per_key = exact_set_bytes_per_key(w.key_bytes);
   advice exact;
   exact.kind = "exact set";

@@ -21,16 +21,15 @@ namespace bloomery {
 namespace detail {
 
 // Batched queries work in chunks of this many keys, double-buffered: while the keys of one chunk
-// are probed, the next chunk's keys have been hashed and their lines requested. Paired in-process
-// comparisons against hashing and prefetching 64 keys, then probing those 64: 7% faster at 10^7
-// keys, within 2% at 10^8 and 4% slower in cache. A ring that hashes each key 32 keys ahead of its
-// probe was 8-21% faster at 10^8 but 2-16% slower at 10^7, where the filter's speed targets are.
+// are probed, the next chunk's keys have been hashed and their lines requested (the alternatives
+// measured against it: BENCHMARKS.md, "Tuned constants").
 inline constexpr std::size_t block_chunk = 32;
 
 // The batched query loop, shared by both probe paths. It is always inlined into each path's
 // function, so on the AVX2 path the loop (hashing included) is compiled for AVX2 and the probe
 // inlines into it. `fill` hashes a chunk's keys and requests their lines; it stays a local
-// lambda because as a separate function (a call per chunk) it measured 3-5% slower.
+// lambda because a separate function (a call per chunk) measured slower (BENCHMARKS.md, "Tuned
+// constants").
 template <class Hash, class Keys, class Out, class Probe>
 [[gnu::always_inline]] inline std::size_t probe_blocks(const Hash& hash, const std::uint64_t* w,
                                                        const bloom_meta& m, const Keys& keys,

@@ -59,6 +59,12 @@ concept mergeable_filter = membership_filter<F> && requires(F& a, const F& b) {
   { a.incompatibility(b) } -> std::same_as<std::string>;
 };
 
+// Grows past its initial capacity without its false-positive rate rising above target.
+template <class F>
+concept growable_filter = insertable_filter<F> && requires(const F& f) {
+  { f.current_capacity() } -> std::same_as<std::uint64_t>;
+};
+
 // Intersection: answers "possibly present" for every key both held.
 template <class F>
 concept intersectable_filter = mergeable_filter<F> && requires(F& a, const F& b) {

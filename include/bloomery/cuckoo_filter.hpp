@@ -219,10 +219,9 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
             ", 1) for a cuckoo filter (16-bit fingerprints at 95% load reach no lower)");
   }
   // Buckets for `capacity` keys: ceil((n + s) / 3.8) = ceil(5·(n + s) / 19), rounded up to an
-  // even count, with a slack of s = ceil(1.5·sqrt(n)) keys. Large tables run at 95% load (94.7% at
-  // n = 200,000, 94.9% at 10^6); the slack and the even count (no single-bucket keys, see
-  // cuckoo_alt_bucket) keep small tables from failing by chance (measured: fewer than 1 in 10^4
-  // filters of any capacity fail before holding `capacity` random keys).
+  // even count, with a slack of s = ceil(1.5·sqrt(n)) keys. Large tables run at about 95% load;
+  // the slack and the even count (no single-bucket keys, see cuckoo_alt_bucket) keep small tables
+  // from failing by chance (docs/cuckoo-filter.md, "Defaults and why").
   static std::uint64_t buckets_for(std::uint64_t capacity) {
     detail::check_capacity(capacity);
     if (capacity > max_bits) {

@@ -167,11 +167,14 @@ struct key_hash;  // primary template: specialize for user types
 
 namespace detail {
 
+// The element types a byte range may have: one byte each, hashed as the bytes they are.
 template <class T>
-concept byte_like =
-    std::same_as<std::remove_cv_t<T>, std::byte> || std::same_as < std::remove_cv_t<T>,
-unsigned char > || std::same_as<std::remove_cv_t<T>, char> ||
-    std::same_as<std::remove_cv_t<T>, signed char> || std::same_as<std::remove_cv_t<T>, char8_t>;
+inline constexpr bool is_byte_type =
+    std::is_same_v<T, std::byte> || std::is_same_v<T, unsigned char> || std::is_same_v<T, char> ||
+    std::is_same_v<T, signed char> || std::is_same_v<T, char8_t>;
+
+template <class T>
+concept byte_like = is_byte_type<std::remove_cv_t<T>>;
 
 template <class T>
 concept integer_key = std::integral<T> && !std::same_as<T, bool>;
@@ -181,7 +184,7 @@ concept string_key = std::convertible_to<const T&, std::string_view> && !integer
 
 template <class T>
 concept byte_range_key = !string_key<T> && requires(const T& t) {
-  {std::span(t)};
+  std::span(t);
   requires byte_like<typename decltype(std::span(t))::element_type>;
 };
 
@@ -197,12 +200,14 @@ concept hashable_key = detail::builtin_key<T> || requires(const T& t) {
   { key_hash<T>{}(t) } -> detail::builtin_key;
 };
 
-// Hashes one key with `h`: a hasher, or the function object of one of its modes
-// (hasher::with_mode). This is the only function that feeds key bytes to the hash.
-template <class H, hashable_key K>
-requires std::is_invocable_r_v<hash128, const H&, const void*, std::size_t> hash128
-hash_key(const H& h, const K& key)
-noexcept {
+// What hash_key hashes with: a hasher, or the function object of one of its modes.
+template <class H>
+concept key_hasher = std::is_invocable_r_v<hash128, const H&, const void*, std::size_t>;
+
+// Hashes one key with `h` (a hasher, or hasher::with_mode's function object). This is the only
+// function that feeds key bytes to the hash.
+template <key_hasher H, hashable_key K>
+hash128 hash_key(const H& h, const K& key) noexcept {
   if constexpr (detail::integer_key<K>) {
     // Widen with the value's own signedness, then hash the 8 little-endian bytes.
     const std::uint64_t wide = static_cast<std::uint64_t>(

@@ -24,17 +24,31 @@ enum class filter_kind : std::uint32_t {
 struct kind_info {
   filter_kind kind;
   const char* name;
+  const char* summary;  // what it is good for, in a phrase (advise() and the CLI's `advise`)
 };
 
 // In tag order; `filter_types` below lists the types in the same order.
 inline constexpr std::array<kind_info, 6> filter_kinds = {{
-    {filter_kind::bloom, "bloom"},
-    {filter_kind::blocked_bloom, "blocked"},
-    {filter_kind::counting_bloom, "counting"},
-    {filter_kind::cuckoo, "cuckoo"},
-    {filter_kind::scalable_bloom, "scalable"},
-    {filter_kind::static_filter, "static"},
+    {filter_kind::bloom, "bloom",
+     "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
+    {filter_kind::blocked_bloom, "blocked",
+     "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
+    {filter_kind::counting_bloom, "counting",
+     "deletes with 4-bit counters: about 4x the classic filter's memory"},
+    {filter_kind::cuckoo, "cuckoo",
+     "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
+    {filter_kind::scalable_bloom, "scalable",
+     "grows by adding sub-filters; sized here for the initial capacity only"},
+    {filter_kind::static_filter, "static",
+     "build once from all keys: the smallest, but no inserts afterwards"},
 }};
+
+constexpr const kind_info& info_of(filter_kind kind) noexcept {
+  for (const kind_info& k : filter_kinds) {
+    if (k.kind == kind) return k;
+  }
+  return filter_kinds[0];  // unreachable for a filter_kind value of this build
+}
 
 // Whether a file's kind field names a kind this build knows.
 constexpr bool is_known_kind(std::uint32_t tag) noexcept {

@@ -49,11 +49,8 @@ inline constexpr std::uint32_t eager_probes = 3;
 // cache misses overlap, and for an absent key in a filter at capacity (each bit set with
 // probability ~1/2) the branch after them goes "absent" 7 times in 8, so the CPU predicts it and
 // runs ahead into the caller's next lookup instead of stalling on a mispredicted early exit. Later
-// probes stop at the first clear bit. `bloomery-probe-study eager` (paired, 10^6..10^8 keys,
-// hash inlined): loading two first was 9-30% slower on absent keys and 4-9% on present ones; four
-// first 3% faster to 9% slower on absent and 7-15% slower on present; three and then the rest
-// without branches 4-14% faster on absent but 17-22% slower on present (and 8% slower on absent
-// at 10^7 in another harness, so that gain depends on code layout).
+// probes stop at the first clear bit. Two, four, and "three then the rest without branches" were
+// measured against it with `bloomery-probe-study eager` (BENCHMARKS.md, "Tuned constants").
 inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_t k,
                        hash128 h) noexcept {
   std::uint64_t g = h.low;
@@ -77,9 +74,9 @@ inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_
   return true;
 }
 
-// Keys per batch. Each round keeps up to this many independent cache misses in flight. Measured
-// at 10^8 keys (bench/): 64 -> 43 ns/key, 128 -> 42, 256 -> 33; the per-key state (about 7 KB)
-// still fits in L1.
+// Keys per batch. Each round keeps up to this many independent cache misses in flight, and the
+// per-key state (about 7 KB) still fits in L1 (64 and 128 measured slower: BENCHMARKS.md, "Tuned
+// constants").
 inline constexpr std::size_t batch_size = 256;
 // Keys whose k lines are prefetched together on the mostly-present path: 32 keys of 7 probes keep
 // about as many misses in flight as the memory system tracks (insert_many uses the same).
@@ -96,23 +93,21 @@ void check_batch_sizes(const Keys& keys, const Out& out) {
   }
 }
 
-// Keys per lane of probe_many: two lanes keep up to 2 * 128 keys' misses in flight.
-// `bloomery-probe-study lanes` (paired, absent keys): lanes of 64 were 5% faster at 10^8 keys and
-// 0-4% slower at 10^7, lanes of 32 and 256 slower at both.
+// Keys per lane of probe_many: two lanes keep up to 2 * 128 keys' misses in flight (other lane
+// sizes: `bloomery-probe-study lanes`, BENCHMARKS.md, "Tuned constants").
 inline constexpr std::size_t lane_size = batch_size / 2;
 
 // Batched may_contain, in rounds. A lane hashes up to lane_size keys and prefetches each one's
 // first probe; then round r tests probe r of every key still undecided, drops the keys whose bit
 // is clear (their answer is "no"), and prefetches probe r+1 of the survivors. Absent keys leave
 // after ~2 rounds, as with early exit in probe_hash. Two lanes take turns, so the lines one lane
-// waits for arrive while the other lane computes (6% faster than one batch of 256 at 10^7 and
-// 10^8 keys, paired in-process comparison). A lane whose keys are mostly present after round 0
-// (over 3/4 survive; absent keys survive about half the time) fetches all their remaining lines at
-// once and finishes each key in one go; and after a lane of mostly present keys, the next keys skip
-// the rounds: they are hashed in groups of present_group, all their lines prefetched, then probed
-// (measured 20-40% faster for a stream of present keys). Same answers as probe_hash on each key.
-// Hash is the hasher's function object for its mode (hasher::with_mode), so the per-key hashing
-// does not test the mode again (measured 9-10% faster batched, blocked filter, 10^7 keys).
+// waits for arrive while the other lane computes. A lane whose keys are mostly present after round
+// 0 (over 3/4 survive; absent keys survive about half the time) fetches all their remaining lines
+// at once and finishes each key in one go; and after a lane of mostly present keys, the next keys
+// skip the rounds: they are hashed in groups of present_group, all their lines prefetched, then
+// probed. Same answers as probe_hash on each key. Hash is the hasher's function object for its mode
+// (hasher::with_mode), so the per-key hashing does not test the mode again. Each of these choices
+// was measured against the simpler loop (BENCHMARKS.md, "Tuned constants").
 template <class Keys, class Out, class Hash, std::size_t Lane = lane_size>
 class batched_probe {
  public:
@@ -153,8 +148,8 @@ class batched_probe {
   };
 
   // Starts the lane on the next keys; runs mostly present keys through the present path first.
-  // Not flattened, unlike ring_probe: flattening this and present_group_probe made the rounds 3-5%
-  // slower at 10^7 keys in bloomery-bench-family, where GCC inlines XXH3 here anyway.
+  // Not flattened, unlike ring_probe: GCC inlines XXH3 here anyway, and flattening this and
+  // present_group_probe measured slower (BENCHMARKS.md, "Tuned constants").
   void begin(lane& l) noexcept {
     while (mostly_present_ && next_ < n_) present_group_probe();
     l.active = next_ < n_;
@@ -259,16 +254,15 @@ class batched_probe {
   lane lanes_[2];
 };
 
-// Keys in flight in ring_probe: each slot always has one line on its way. `bloomery-probe-study
-// ring 100000000`, absent keys: 16 slots took 18% longer than 32, 64 slots 7% longer.
+// Keys in flight in ring_probe: each slot always has one line on its way (16 and 64 slots measured
+// slower with `bloomery-probe-study ring`, BENCHMARKS.md, "Tuned constants").
 inline constexpr std::size_t ring_slots = 32;
 // Filters at least this large use ring_probe instead of batched_probe. Far outside the last-level
 // cache each line costs the full memory latency, and batched_probe's late rounds (a few survivors
 // each) wait for it; the ring never waits on a round. Closer to the cache, the branch that
 // ring_probe takes per probe (mispredicted about half the time for absent keys) costs more than
-// it saves. `bloomery-probe-study ring N` on this project's machine, ring time / rounds time for
-// absent keys: 1.75 at 12 MB (10^7 keys), 1.40 at 24 MB, 0.88 at 48 MB, 0.79 at 120 MB; for
-// present keys 1.11, 0.96, 0.77 and 0.82.
+// it saves. The crossover was measured with `bloomery-probe-study ring N` (BENCHMARKS.md, "Tuned
+// constants").
 inline constexpr std::uint64_t ring_min_bytes = std::uint64_t{32} << 20;
 
 // Batched may_contain as a pipeline: Slots keys are in flight at once, each waiting for the line
@@ -278,8 +272,8 @@ inline constexpr std::uint64_t ring_min_bytes = std::uint64_t{32} << 20;
 // takes the next key at once. So Slots misses stay in flight whatever mix of absent and present
 // keys comes, with no round to finish first. Same answers as probe_hash on each key.
 // Flattened: GCC decides per translation unit whether to inline XXH3's entry function and stops
-// doing so in large ones; with the hash out of line this loop measured 43% slower at 10^8 keys
-// (34 against 24 ns per absent key, `bloomery-probe-study ring` before its loops were flattened).
+// doing so in large ones, and with the hash out of line this loop is far slower (BENCHMARKS.md,
+// "Tuned constants").
 template <std::size_t Slots = ring_slots, class Keys, class Out, class Hash>
 [[gnu::flatten]] std::size_t ring_probe(const Hash& hash, const std::uint64_t* words,
                                         std::uint64_t m, std::uint32_t k, const Keys& keys,

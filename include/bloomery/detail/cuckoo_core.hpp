@@ -25,8 +25,8 @@ inline constexpr std::uint32_t cuckoo_min_fingerprint_bits = 4;
 inline constexpr std::uint32_t cuckoo_max_fingerprint_bits = 16;
 // Evictions an insert may make before its last victim goes to the stash. The eviction walk's
 // length grows near the load threshold, and a table fails at its first walk longer than this, so
-// the bound must grow with the number of inserts: measured with 500, a table of 10^8 keys first
-// failed at 95.2% load (too close to the 95% target); with 2000 at 96.9%.
+// the bound must grow with the number of inserts; 2000 keeps a table of 10^8 keys clear of the
+// 95% target load (docs/cuckoo-filter.md, "Defaults and why").
 inline constexpr std::uint32_t cuckoo_default_max_kicks = 2000;
 
 // Semi-sorted buckets (Fan et al. 2014, section 5.2). The order of the 4 fingerprints in a bucket
@@ -330,8 +330,9 @@ inline std::uint64_t cuckoo_occupied_slots(const std::uint64_t* words, const cuc
 // found in i1 or i2 belongs to a key whose pair is {i, alt(i, v)} = {i1, i2}, wherever eviction
 // put it. Each of the n stored keys matches with probability 2 / (nb · (2^f - 1)) (fingerprint
 // equal, and primary bucket i1 or i2), independently of placement, so with load = n / (4 nb):
-//   fpr = 1 - (1 - 2 / (nb (2^f - 1)))^n  ~  1 - exp(-8 · load / (2^f - 1))  <=  8 · load / (2^f -
-//   1).
+//   fpr = 1 - (1 - 2 / (nb (2^f - 1)))^n
+//       ~ 1 - exp(-8 · load / (2^f - 1))
+//      <= 8 · load / (2^f - 1).
 // (The stash holds a stored key like any slot, so it is covered.) Placement-independence is why
 // this beats the textbook 1 - (1 - 1/(2^f - 1))^(8·load), which overstates the rate for small f.
 inline double cuckoo_fpr_model(std::uint32_t f, double load) {
