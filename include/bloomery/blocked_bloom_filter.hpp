@@ -92,19 +92,14 @@ struct blocked_layout {
   static constexpr filter_kind kind = filter_kind::blocked_bloom;
   static constexpr const char* name = "blocked bloom";
 
-  struct shape {
-    std::uint64_t bits;
-    std::uint32_t hashes;
-  };
-
   // The fewest 512-bit blocks, over k = 1..16, whose modelled FPR (blocked_fpr) reaches the
   // target; ties go to the smaller k (fewer probes).
-  static shape size_for(target t) {
+  static bloom_parameters size_for(target t) {
     check_capacity(t.capacity);
     check_fpr(t.fpr);
     const double n = static_cast<double>(t.capacity);
     const std::uint64_t max_blocks = max_bits / block_bits;
-    shape best{0, 0};
+    bloom_parameters best{0, 0};
     for (std::uint32_t k = 1; k <= max_block_probes; ++k) {
       std::uint64_t hi = std::max<std::uint64_t>(
           1, static_cast<std::uint64_t>(n * bits_per_key(t.fpr) / block_bits));

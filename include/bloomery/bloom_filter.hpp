@@ -22,12 +22,8 @@ struct classic_layout {
   static constexpr filter_kind kind = filter_kind::bloom;
   static constexpr const char* name = "bloom";
 
-  struct shape {
-    std::uint64_t bits;
-    std::uint32_t hashes;
-  };
   // m = ceil(-n ln p / (ln 2)^2), k = round((m/n) ln 2).
-  static shape size_for(target t) {
+  static bloom_parameters size_for(target t) {
     const std::uint64_t m = optimal_bits(t.capacity, t.fpr);
     return {m, optimal_hashes(m, t.capacity)};
   }

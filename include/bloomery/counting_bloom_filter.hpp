@@ -358,7 +358,9 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
     if (!f.payload.empty()) std::memcpy(c.counters_.data(), f.payload.data(), f.payload.size());
     return c;
   }
-  static view view_of(const detail::parsed_file& f);
+  static view view_of(const detail::parsed_file& f) {
+    return detail::view_over<view>(read_meta(f), f.payload);
+  }
 
  private:
   friend detail::counting_queries<counting_bloom_filter>;
@@ -427,9 +429,5 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   bit_array counters_;
   detail::counting_meta meta_;
 };
-
-inline counting_bloom_filter::view counting_bloom_filter::view_of(const detail::parsed_file& f) {
-  return view(read_meta(f), reinterpret_cast<const std::uint64_t*>(f.payload.data()));
-}
 
 }  // namespace bloomery

@@ -337,7 +337,9 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
     std::memcpy(c.table_.data(), f.payload.data(), f.payload.size());
     return c;
   }
-  static view view_of(const detail::parsed_file& f);
+  static view view_of(const detail::parsed_file& f) {
+    return detail::view_over<view>(read_meta(f), f.payload);
+  }
 
  private:
   friend detail::cuckoo_queries<cuckoo_filter>;
@@ -553,9 +555,5 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   bit_array table_;
   detail::cuckoo_meta meta_;
 };
-
-inline cuckoo_filter::view cuckoo_filter::view_of(const detail::parsed_file& f) {
-  return view(read_meta(f), reinterpret_cast<const std::uint64_t*>(f.payload.data()));
-}
 
 }  // namespace bloomery

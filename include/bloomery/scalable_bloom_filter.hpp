@@ -423,7 +423,9 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
     std::memcpy(s.storage_.data(), f.payload.data(), f.payload.size());
     return s;
   }
-  static view view_of(const detail::parsed_file& f);
+  static view view_of(const detail::parsed_file& f) {
+    return detail::view_over<view>(read_meta(f), f.payload);
+  }
 
  private:
   friend detail::scalable_queries<scalable_bloom_filter>;
@@ -577,9 +579,5 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
   bit_array storage_;
   detail::scalable_meta meta_;
 };
-
-inline scalable_bloom_filter::view scalable_bloom_filter::view_of(const detail::parsed_file& f) {
-  return view(read_meta(f), reinterpret_cast<const std::uint64_t*>(f.payload.data()));
-}
 
 }  // namespace bloomery

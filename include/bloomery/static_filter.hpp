@@ -221,7 +221,9 @@ class static_filter : public detail::static_queries<static_filter> {
     if (!f.payload.empty()) std::memcpy(s.slots_.data(), f.payload.data(), f.payload.size());
     return s;
   }
-  static view view_of(const detail::parsed_file& f);
+  static view view_of(const detail::parsed_file& f) {
+    return detail::view_over<view>(read_meta(f), f.payload);
+  }
 
  private:
   friend detail::static_queries<static_filter>;
@@ -344,9 +346,5 @@ class static_filter : public detail::static_queries<static_filter> {
   bit_array slots_;
   detail::static_meta meta_;
 };
-
-inline static_filter::view static_filter::view_of(const detail::parsed_file& f) {
-  return view(read_meta(f), reinterpret_cast<const unsigned char*>(f.payload.data()));
-}
 
 }  // namespace bloomery

@@ -4,7 +4,7 @@
 //
 // A Layout provides (all static):
 //   kind, name                      file-format tag and the word used in messages
-//   shape size_for(target)          bits and hashes for a capacity and FPR
+//   bloom_parameters size_for(target)  bits and hashes for a capacity and FPR
 //   std::string check(bits, hashes) why explicit parameters are invalid ("" when valid)
 //   double model_fpr(n, bits, k)    the expected FPR after n keys (the sizing model)
 //   insert / insert_atomic / probe  one key's bits, from its hash
@@ -246,9 +246,7 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
     std::memcpy(b.bits_.data(), f.payload.data(), f.payload.size());
     return b;
   }
-  static view view_of(const parsed_file& f) {
-    return view(read_meta(f), reinterpret_cast<const std::uint64_t*>(f.payload.data()));
-  }
+  static view view_of(const parsed_file& f) { return view_over<view>(read_meta(f), f.payload); }
 
  private:
   friend queries<basic_bit_filter>;

@@ -3,6 +3,8 @@
 // all the read-only verbs, written once for the owning filter and this view.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <utility>
 
 namespace bloomery::detail {
@@ -11,6 +13,7 @@ namespace bloomery::detail {
 template <template <class> class Queries, class Meta, class Word>
 class filter_view : public Queries<filter_view<Queries, Meta, Word>> {
  public:
+  using word_type = Word;
   filter_view(Meta meta, const Word* storage) : meta_(std::move(meta)), storage_(storage) {}
 
  private:
@@ -19,5 +22,11 @@ class filter_view : public Queries<filter_view<Queries, Meta, Word>> {
   Meta meta_;
   const Word* storage_;
 };
+
+// The view of a parsed file: its payload holds the filter's storage exactly as in memory.
+template <class View, class Meta>
+View view_over(Meta meta, std::span<const std::byte> payload) {
+  return View(std::move(meta), reinterpret_cast<const typename View::word_type*>(payload.data()));
+}
 
 }  // namespace bloomery::detail
