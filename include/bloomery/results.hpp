@@ -7,47 +7,48 @@
 #include <cstdint>
 
 namespace bloomery {
+namespace detail {
 
-class insert_result {
+// An outcome code that tests true for its one success value.
+template <class Code, Code Success>
+class outcome {
  public:
-  enum class code : std::uint8_t {
-    inserted,         // the key was not present before and is now
-    already_present,  // the key answered "possibly present" before the insert
-    full,             // a cuckoo table is full: nothing changed
-  };
+  using code = Code;
+  constexpr outcome(Code c) noexcept : code_(c) {}
+  constexpr Code value() const noexcept { return code_; }
+  constexpr operator bool() const noexcept { return code_ == Success; }
+  friend constexpr bool operator==(outcome, outcome) = default;
+
+ private:
+  Code code_;
+};
+
+enum class insert_code : std::uint8_t {
+  inserted,         // the key was not present before and is now
+  already_present,  // the key answered "possibly present" before the insert
+  full,             // a cuckoo table is full: nothing changed
+};
+enum class remove_code : std::uint8_t {
+  removed,      // one occurrence of the key was removed
+  not_present,  // the key is certainly absent; nothing changed
+};
+
+}  // namespace detail
+
+struct insert_result : detail::outcome<detail::insert_code, detail::insert_code::inserted> {
+  using outcome::outcome;
   static const insert_result inserted, already_present, full;
-
-  constexpr insert_result(code c) noexcept : code_(c) {}
-  constexpr code value() const noexcept { return code_; }
-  // True when the key was newly inserted (for a cuckoo insert: when it was stored).
-  constexpr operator bool() const noexcept { return code_ == code::inserted; }
-  friend constexpr bool operator==(insert_result, insert_result) = default;
-
- private:
-  code code_;
 };
-inline constexpr insert_result insert_result::inserted{insert_result::code::inserted};
-inline constexpr insert_result insert_result::already_present{insert_result::code::already_present};
-inline constexpr insert_result insert_result::full{insert_result::code::full};
+inline constexpr insert_result insert_result::inserted{code::inserted};
+inline constexpr insert_result insert_result::already_present{code::already_present};
+inline constexpr insert_result insert_result::full{code::full};
 
-class remove_result {
- public:
-  enum class code : std::uint8_t {
-    removed,      // one occurrence of the key was removed
-    not_present,  // the key is certainly absent; nothing changed
-  };
+struct remove_result : detail::outcome<detail::remove_code, detail::remove_code::removed> {
+  using outcome::outcome;
   static const remove_result removed, not_present;
-
-  constexpr remove_result(code c) noexcept : code_(c) {}
-  constexpr code value() const noexcept { return code_; }
-  constexpr operator bool() const noexcept { return code_ == code::removed; }
-  friend constexpr bool operator==(remove_result, remove_result) = default;
-
- private:
-  code code_;
 };
-inline constexpr remove_result remove_result::removed{remove_result::code::removed};
-inline constexpr remove_result remove_result::not_present{remove_result::code::not_present};
+inline constexpr remove_result remove_result::removed{code::removed};
+inline constexpr remove_result remove_result::not_present{code::not_present};
 
 constexpr const char* to_string(insert_result r) noexcept {
   switch (r.value()) {
@@ -62,7 +63,7 @@ constexpr const char* to_string(insert_result r) noexcept {
 }
 
 constexpr const char* to_string(remove_result r) noexcept {
-  return r.value() == remove_result::code::removed ? "removed" : "not_present";
+  return r ? "removed" : "not_present";
 }
 
 }  // namespace bloomery
