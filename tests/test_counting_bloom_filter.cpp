@@ -33,7 +33,7 @@ std::string error_of(Fn&& fn) {
 }
 
 // The positions of a key, as the filter derives them.
-std::vector<std::uint64_t> positions(const counting_bloom_filter& f, std::uint64_t key) {
+std::vector<std::uint64_t> counter_indexes(const counting_bloom_filter& f, std::uint64_t key) {
   std::vector<std::uint64_t> out;
   detail::for_each_position(hash_key(f.hash(), key), f.counter_count(), f.hash_count(),
                             [&](std::uint64_t p) { out.push_back(p); });
@@ -168,7 +168,7 @@ TEST(CountingBloomFilter, RemoveChecksProbeMultiplicity) {
   std::uint64_t twice = 0, spread = 0;  // a key probing {0, 0}, and one probing {0, 1}
   bool have_twice = false, have_spread = false;
   for (std::uint64_t key = 0; !(have_twice && have_spread); ++key) {
-    const auto p = positions(f, key);
+    const auto p = counter_indexes(f, key);
     if (p[0] == 0 && p[1] == 0 && !have_twice) twice = key, have_twice = true;
     if (p[0] != p[1] && !have_spread) spread = key, have_spread = true;
   }
@@ -190,7 +190,7 @@ TEST(CountingBloomFilter, SaturatedCountersStaySetForever) {
   for (std::uint32_t bits : {4u, 8u}) {
     counting_bloom_filter f({.capacity = 1000, .fpr = 0.01}, {.counter_bits = bits});
     const std::uint64_t max = f.counter_max();
-    const auto p = positions(f, 42);
+    const auto p = counter_indexes(f, 42);
     const std::set<std::uint64_t> distinct(p.begin(), p.end());
     for (std::uint64_t i = 0; i < max + 20; ++i) f.insert(42);
     for (auto q : distinct) EXPECT_EQ(f.counter(q), max) << "never incremented past the maximum";
@@ -249,7 +249,7 @@ TEST(CountingBloomFilter, UnionSaturates) {
     for (std::uint64_t i = 0; i < 5; ++i) b.insert(9), both.insert(9);
     a |= b;
     EXPECT_EQ(a, both);
-    for (auto p : positions(a, 7)) EXPECT_EQ(a.counter(p), a.counter_max());
+    for (auto p : counter_indexes(a, 7)) EXPECT_EQ(a.counter(p), a.counter_max());
     EXPECT_GT(a.saturated_count(), 0u);
   }
   // The lane arithmetic on whole words: every pair of 4-bit and 8-bit values.
