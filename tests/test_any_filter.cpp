@@ -185,4 +185,65 @@ TEST(FileLayer, SaveNeverWidensTheReplacedFilesPermissions) {
   EXPECT_EQ(load<bloom_filter>(path), f);
 }
 
+// The bytes every kind serializes to for fixed inputs, recorded from format version 1 as written
+// before filters shared one interface (commit 599b414): the same inputs must give bit-identical
+// files forever, so files written by any earlier build keep loading and answering the same.
+TEST(FileFormat, EveryKindIsBitIdenticalToWhatEarlierBuildsWrote) {
+  struct golden {
+    const char* name;
+    std::size_t bytes;
+    std::uint64_t digest;
+  };
+  const golden expected[] = {
+      {"bloom", 3840, 0x1148b9e4c451005dULL},
+      {"blocked keyed", 3968, 0xfb406dc79bc1714dULL},
+      {"counting 8-bit", 28992, 0x5c3358a9a23c1215ULL},
+      {"cuckoo", 3904, 0x2efa08b6a7030dcfULL},
+      {"cuckoo plain", 6208, 0xb6294fa65da0d7fdULL},
+      {"scalable", 6592, 0xcea22e75817bf4d5ULL},
+      {"static 8-bit", 4288, 0x6cf3c562f5c45a02ULL},
+      {"static 16-bit", 8384, 0xe4e1c5a5fb26965fULL},
+  };
+  std::vector<std::uint64_t> keys;
+  for (std::uint64_t i = 0; i < 3000; ++i) keys.push_back(i * 0x9e3779b97f4a7c15ULL);
+  secret_key key;
+  for (std::size_t i = 0; i < key.bytes.size(); ++i)
+    key.bytes[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  const target t{.capacity = 3000, .fpr = 0.01};
+  bloom_filter b(t);
+  blocked_bloom_filter bl(t, hasher(key));
+  counting_bloom_filter c(t, counting_options{.counter_bits = 8});
+  cuckoo_filter k(t);
+  cuckoo_filter k2(cuckoo_parameters{.fingerprint_bits = 12, .buckets = 1000, .semi_sorted = false},
+                   hasher(7));
+  scalable_bloom_filter s({.capacity = 500, .fpr = 0.01});
+  for (const auto x : keys) {
+    b.insert(x);
+    bl.insert(x);
+    c.insert(x);
+    ASSERT_TRUE(k.insert(x));
+    ASSERT_TRUE(k2.insert(x));
+    (void)s.insert(x);
+  }
+  for (std::size_t i = 0; i < 100; ++i) {
+    ASSERT_TRUE(c.remove(keys[i]));
+    ASSERT_TRUE(k.remove(keys[i]));
+  }
+  const std::vector<std::byte> files[] = {
+      serialize(b),
+      serialize(bl),
+      serialize(c),
+      serialize(k),
+      serialize(k2),
+      serialize(s),
+      serialize(static_filter::build(keys, 0.01)),
+      serialize(static_filter::build(keys, fingerprint_width::bits16, hasher(99)))};
+  for (std::size_t i = 0; i < std::size(expected); ++i) {
+    SCOPED_TRACE(expected[i].name);
+    EXPECT_EQ(files[i].size(), expected[i].bytes);
+    EXPECT_EQ(XXH3_64bits(files[i].data(), files[i].size()), expected[i].digest);
+    EXPECT_EQ(serialize(deserialize_any(files[i])), files[i]);
+  }
+}
+
 }  // namespace
