@@ -1,40 +1,28 @@
-// Shared helpers for the tests: deterministic key streams and a temporary directory.
+// Helpers the filter tests share: FPR tolerances, exception checks, batched-query and damaged-file
+// checks. Key streams and temporary directories are the support target's (support/).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <bloomery/file.hpp>
-#include <cmath>
-#include <cstdint>
+#include <bloomery/support/keys.hpp>
+#include <bloomery/support/temp_dir.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
-#include <filesystem>
+#include <cstdint>
 #include <fstream>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace bloomery::test {
 
-// splitmix64: a fixed, fast stream of well-mixed 64-bit values.
-inline std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// Present keys have the top bit clear, absent keys have it set: the two sets never overlap.
-inline std::vector<std::uint64_t> present_keys(std::size_t n, std::uint64_t seed = 1) {
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = splitmix64(seed) & ~(std::uint64_t{1} << 63);
-  return keys;
-}
-inline std::vector<std::uint64_t> absent_keys(std::size_t n, std::uint64_t seed = 2) {
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = splitmix64(seed) | (std::uint64_t{1} << 63);
-  return keys;
-}
+// The key streams and the temporary directory come from the shared support target (support/).
+using support::absent_keys;
+using support::present_keys;
+using support::splitmix64;
+using support::temp_dir;
 
 // Tolerance for a measured false-positive rate: 5 standard deviations of the binomial sampling
 // noise over `probes` queries, combined with the spread of a filter's true FPR around the formula
@@ -48,6 +36,45 @@ inline double fpr_tolerance(double p, std::uint64_t probes, std::uint64_t m, std
   const double sd_model = p * k * sd_fill / fill;
   const double sd_sampling = std::sqrt(p * (1 - p) / static_cast<double>(probes));
   return 5 * std::sqrt(sd_model * sd_model + sd_sampling * sd_sampling);
+}
+
+// The failure probability of each statistical check that uses the bounds below: a correct filter
+// exceeds one by chance with probability at most 1e-9, so a suite of a few thousand such checks
+// fails spuriously less than once in 10^5 runs.
+inline constexpr double check_failure_probability = 1e-9;
+
+// log P(X = k) for X ~ Binomial(trials, p), 0 < p < 1.
+inline double binomial_log_pmf(std::uint64_t trials, double p, std::uint64_t k) {
+  const auto n = static_cast<double>(trials), x = static_cast<double>(k);
+  return std::lgamma(n + 1) - std::lgamma(x + 1) - std::lgamma(n - x + 1) + x * std::log(p) +
+         (n - x) * std::log1p(-p);
+}
+
+// The smallest count c with P(X > c) <= delta for X ~ Binomial(trials, p), summed exactly from
+// the far tail (40 standard deviations out, where the terms are negligible next to delta).
+inline std::uint64_t binomial_upper_bound(std::uint64_t trials, double p,
+                                          double delta = check_failure_probability) {
+  if (p <= 0) return 0;
+  if (p >= 1) return trials;
+  const double n = static_cast<double>(trials), sd = std::sqrt(n * p * (1 - p));
+  auto k = static_cast<std::uint64_t>(std::min(n, std::ceil(n * p + 40 * sd + 40)));
+  for (double tail = 0;; --k) {
+    tail += std::exp(binomial_log_pmf(trials, p, k));  // P(X >= k)
+    if (tail > delta || k == 0) return k;
+  }
+}
+
+// The largest count c with P(X < c) <= delta for X ~ Binomial(trials, p).
+inline std::uint64_t binomial_lower_bound(std::uint64_t trials, double p,
+                                          double delta = check_failure_probability) {
+  if (p <= 0) return 0;
+  if (p >= 1) return trials;
+  const double n = static_cast<double>(trials), sd = std::sqrt(n * p * (1 - p));
+  auto k = static_cast<std::uint64_t>(std::max(0.0, std::floor(n * p - 40 * sd - 40)));
+  for (double head = 0;; ++k) {
+    head += std::exp(binomial_log_pmf(trials, p, k));  // P(X <= k)
+    if (head > delta || k == trials) return k;
+  }
 }
 
 // The message of the exception E that fn throws, or "no exception" (so a check on the message
@@ -68,25 +95,6 @@ void expect_throw_with(Fn&& fn, const std::string& needle) {
   const std::string msg = message_of<E>(fn);
   EXPECT_NE(msg.find(needle), std::string::npos) << "expected '" << needle << "' in: " << msg;
 }
-
-// A fresh directory under the system temp dir, removed with its contents at scope exit.
-class temp_dir {
- public:
-  temp_dir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "bloomery-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Checks may_contain_many(probe) against may_contain key by key (failing at the first key that
 // differs) and that its return value counts the positives; returns that count.
