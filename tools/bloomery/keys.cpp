@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bloomery/support/progress.hpp>
+#include <bloomery/support/text.hpp>
 #include <cerrno>
-#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace bloomery_cli {
@@ -47,61 +50,6 @@ std::string_view key_of(std::string_view line, const key_options& opts, const st
   const std::size_t end = line.find(opts.delimiter, start);
   return line.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
 }
-
-// The progress bar: keys so far, their rate and, when the input size is known from the sizes of
-// the key files, the percentage and an ETA. Redrawn at most every 100 ms; erased when destroyed
-// (also when an error unwinds, so the error message starts on a clean line).
-class progress_bar {
- public:
-  progress_bar(std::string label, std::uint64_t total_bytes)
-      : label_(std::move(label)), total_(total_bytes), start_(clock::now()), last_(start_) {}
-  progress_bar(const progress_bar&) = delete;
-  progress_bar& operator=(const progress_bar&) = delete;
-  ~progress_bar() {
-    if (drawn_) std::fputs("\r\033[K", stderr);
-  }
-
-  void update(std::uint64_t bytes, std::uint64_t keys) {
-    const auto now = clock::now();
-    if (now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const double secs = std::chrono::duration<double>(now - start_).count();
-    const double rate = secs > 0 ? static_cast<double>(keys) / secs : 0.0;
-    char line[160];
-    int len =
-        std::snprintf(line, sizeof line, "\rbloomery %s: %llu keys, %s keys/s", label_.c_str(),
-                      static_cast<unsigned long long>(keys), human(rate).c_str());
-    if (total_ > 0 && bytes <= total_ && bytes > 0 && len > 0) {
-      const double frac = static_cast<double>(bytes) / static_cast<double>(total_);
-      const double eta = secs * (1.0 - frac) / frac;
-      std::snprintf(line + len, sizeof line - static_cast<std::size_t>(len), ", %3.0f%%, ETA %.0fs",
-                    100.0 * frac, eta);
-    }
-    std::fputs(line, stderr);
-    std::fputs("\033[K", stderr);
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
- private:
-  using clock = std::chrono::steady_clock;
-  static std::string human(double v) {
-    char buf[32];
-    if (v >= 1e6) {
-      std::snprintf(buf, sizeof buf, "%.1fM", v / 1e6);
-    } else if (v >= 1e3) {
-      std::snprintf(buf, sizeof buf, "%.1fk", v / 1e3);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.0f", v);
-    }
-    return buf;
-  }
-
-  std::string label_;
-  std::uint64_t total_;
-  clock::time_point start_, last_;
-  bool drawn_ = false;
-};
 
 // The total size of the key files when all are regular files; 0 (unknown) otherwise.
 std::uint64_t input_size(const std::vector<std::string>& files) {
@@ -240,9 +188,13 @@ void read_all(const std::vector<std::string>& files, const key_options& opts, ch
 
 void read_keys(const std::vector<std::string>& files, const key_options& opts,
                const std::function<void(std::span<const std::string_view>)>& batch) {
-  std::unique_ptr<progress_bar> bar;
-  if (!opts.progress.empty() && ::isatty(STDERR_FILENO) == 1) {
-    bar = std::make_unique<progress_bar>(opts.progress, input_size(files));
+  // Keys so far and their rate; the bar, percentage and ETA when the input size is known. Drawn
+  // only on a terminal, and erased when destroyed (also when an error unwinds, so the error
+  // message starts on a clean line).
+  std::optional<bloomery::support::progress_bar> bar;
+  if (!opts.progress.empty()) {
+    bar.emplace(stderr);
+    bar->start("bloomery " + opts.progress + ":", input_size(files));
   }
   // Three chunks: one being filled, one being worked on, one ready in between.
   chunk_pipe pipe(3);
@@ -261,7 +213,12 @@ void read_keys(const std::vector<std::string>& files, const key_options& opts,
       if (!c->keys.empty()) batch(c->keys);
       bytes += c->bytes;
       keys += c->keys.size();
-      if (bar) bar->update(bytes, keys);
+      if (bar && bar->due()) {
+        const double secs = bar->elapsed_seconds();
+        const double rate = secs > 0 ? static_cast<double>(keys) / secs : 0.0;
+        bar->update(bytes, std::to_string(keys) + " keys, " + bloomery::support::si_count(rate) +
+                               " keys/s");
+      }
       pipe.give_back(std::move(c));
     }
   } catch (...) {
@@ -270,6 +227,26 @@ void read_keys(const std::vector<std::string>& files, const key_options& opts,
   }
   reader.join();
   if (std::exception_ptr e = pipe.error()) std::rethrow_exception(e);
+}
+
+key_options input_args::options(const char* label) const {
+  if (delimiter.size() != 1) {
+    throw cli_error("--delimiter: '" + delimiter + "' must be exactly one character");
+  }
+  return {field, delimiter[0], quiet ? std::string() : std::string(label)};
+}
+
+void add_input_options(CLI::App* cmd, input_args& in) {
+  cmd->add_option("keyfiles", in.files, "key files ('-' or none: standard input)");
+  cmd->add_option("--field", in.field, "take column N (1-based) of each line as the key")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--delimiter", in.delimiter, "column delimiter for --field (default: tab)");
+  cmd->add_flag("-q,--quiet", in.quiet, "no progress bar or summary on standard error");
+  cmd->add_option(
+         "--threads", in.threads,
+         "threads that hash and probe the keys (default: query one per core, build and add one per "
+         "core but one; at most 8)")
+      ->check(CLI::PositiveNumber);
 }
 
 }  // namespace bloomery_cli

@@ -1,0 +1,150 @@
+#include "cli.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <system_error>
+#include <utility>
+
+namespace bloomery_cli {
+
+std::string strip(std::string_view what) {
+  constexpr std::string_view prefix = "bloomery: ";
+  if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  std::string s(what);
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+// read_file and deserialize_any rather than load_any, so the messages keep the tool's form
+// ("'FILE': what is wrong") and I/O errors say "cannot read filter file".
+bloomery::any_filter load_filter(const std::string& path) {
+  std::vector<std::byte> bytes;
+  try {
+    bytes = bloomery::read_file(path);
+  } catch (const std::system_error& e) {
+    throw cli_error(quoted(path) + ": cannot read filter file: " + e.code().message());
+  }
+  try {
+    return bloomery::deserialize_any(bytes);
+  } catch (const std::exception& e) {
+    throw cli_error(quoted(path) + ": " + strip(e.what()));
+  }
+}
+
+void save_filter(const bloomery::any_filter& f, const std::string& path) {
+  try {
+    bloomery::save(f, path);
+  } catch (const std::system_error& e) {
+    throw cli_error(strip(e.what()));
+  }
+}
+
+bloomery::hasher parse_seed(const std::string& s) {
+  if (s.empty()) return {};
+  if (s == "random") return bloomery::hasher(bloomery::random_key());
+  try {
+    std::size_t used = 0;
+    const unsigned long long v = std::stoull(s, &used, 0);
+    if (used == s.size() && s[0] != '-') return bloomery::hasher(static_cast<std::uint64_t>(v));
+  } catch (const std::exception&) {
+  }
+  throw cli_error("--seed: '" + s + "' is not an unsigned 64-bit number or 'random'");
+}
+
+void check_target(std::optional<std::uint64_t> n, double p) {
+  if (n) bloomery::check_capacity(*n, "-n");
+  bloomery::check_fpr(p, "-p");
+}
+
+std::string fmt_real(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+field num(std::string name, std::uint64_t v) {
+  return {std::move(name), std::to_string(v), std::to_string(v)};
+}
+field real(std::string name, double v) {
+  const std::string s = fmt_real(v);
+  return {std::move(name), std::isfinite(v) ? s : "null", s};
+}
+field str(std::string name, const std::string& v) {
+  return {std::move(name), json_string(v), v};
+}
+field boolean(std::string name, bool v) {
+  return {std::move(name), v ? "true" : "false", v ? "yes" : "no"};
+}
+field null(std::string name, std::string text) {
+  return {std::move(name), "null", std::move(text)};
+}
+
+void print_fields(const std::vector<field>& fields, bool json) {
+  if (json) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      out += (i ? ", " : "") + json_string(fields[i].name) + ": " + fields[i].json;
+    }
+    std::printf("%s}\n", out.c_str());
+    return;
+  }
+  std::size_t width = 0;
+  for (const auto& f : fields) width = std::max(width, f.name.size());
+  for (const auto& f : fields) {
+    std::printf("%-*s  %s\n", static_cast<int>(width + 1), (f.name + ":").c_str(), f.text.c_str());
+  }
+}
+
+std::string kind_names(const char* separator) {
+  std::string s;
+  for (const bloomery::kind_info& k : bloomery::filter_kinds) {
+    s += (s.empty() ? "" : separator) + std::string(k.name);
+  }
+  return s;
+}
+
+std::vector<std::string> kind_name_list() {
+  std::vector<std::string> names;
+  for (const bloomery::kind_info& k : bloomery::filter_kinds) names.emplace_back(k.name);
+  return names;
+}
+
+}  // namespace bloomery_cli

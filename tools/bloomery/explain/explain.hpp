@@ -1,0 +1,45 @@
+// bloomery explain, the teaching mode: for each kind of filter, where each key goes (from the
+// library's positions()) and why a query answers "definitely not" or "possibly". One file per
+// kind; explain.cpp parses the arguments and picks the kind.
+#pragma once
+
+#include <bloomery/bloomery.hpp>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace bloomery_cli::explain {
+
+// "3, 9, 28"
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s;
+}
+
+// "bit 7 is" / "bits 3, 9 are": the zero bits or counters of a "definitely not present".
+std::string zero_list(const char* what, const std::vector<std::uint64_t>& v);
+
+// Bit i of a filter's words() (bit i % 64 of word i / 64).
+inline bool bit_set_in(std::span<const std::uint64_t> words, std::uint64_t i) {
+  return ((words[i / 64] >> (i % 64)) & 1) != 0;
+}
+
+// The walk-through for a filter loaded from `file`, one overload per kind: `keys` inserted (in
+// memory only; the file is not changed), then `queries` tested. Return the exit status.
+int explain_filter(bloomery::bloom_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+int explain_filter(bloomery::blocked_bloom_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+int explain_filter(bloomery::counting_bloom_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+int explain_filter(bloomery::cuckoo_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+int explain_filter(bloomery::scalable_bloom_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+int explain_filter(bloomery::static_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+
+}  // namespace bloomery_cli::explain

@@ -1,0 +1,81 @@
+// explain, static (binary fuse) filter: each key has an f-bit fingerprint and three slots, one in
+// each of three consecutive segments; the build made the XOR of a member's three slots equal its
+// fingerprint. It takes no inserts, so only queries are explained.
+#include <algorithm>
+#include <bloomery/bloomery.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli.hpp"
+#include "explain/explain.hpp"
+
+namespace bloomery_cli::explain {
+namespace {
+
+void explain_query(const bloomery::static_filter& f, const std::string& key) {
+  const bloomery::static_positions p = bloomery::positions(f, key);
+  const auto fp = static_cast<unsigned>(p.fingerprint);
+  const int w = f.fingerprint_bits() == 8 ? 2 : 4;  // hex digits of a slot
+  const auto seg = [&](std::size_t j) {
+    return static_cast<unsigned long long>(p.slots[j] / f.segment_length());
+  };
+  std::printf(
+      "\nquery %s: fingerprint 0x%0*x, slots %llu, %llu, %llu (segments %llu, %llu, %llu)\n",
+      quoted(key).c_str(), w, fp, static_cast<unsigned long long>(p.slots[0]),
+      static_cast<unsigned long long>(p.slots[1]), static_cast<unsigned long long>(p.slots[2]),
+      seg(0), seg(1), seg(2));
+  unsigned sum = 0;
+  std::string terms;
+  for (const std::uint64_t i : p.slots) {
+    const auto v = static_cast<unsigned>(bloomery::slot_value(f, i));
+    sum ^= v;
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%0*x", w, v);
+    terms += (terms.empty() ? "" : " ^ ") + std::string(hex);
+    std::printf("  slot %llu holds %s\n", static_cast<unsigned long long>(i), hex);
+  }
+  std::printf("  XOR of the three slots: %s = 0x%0*x\n", terms.c_str(), w, sum);
+  if (f.may_contain(key)) {
+    std::printf(
+        "  -> possibly present: the XOR equals the fingerprint 0x%0*x. An absent key matches by "
+        "chance with probability 2^-%u (a false positive); the filter cannot tell.\n",
+        w, fp, f.fingerprint_bits());
+  } else {
+    std::printf(
+        "  -> definitely not present: the XOR is not the fingerprint 0x%0*x, and the build made "
+        "the XOR equal the fingerprint for every key of its set.\n",
+        w, fp);
+  }
+}
+
+}  // namespace
+
+int explain_filter(bloomery::static_filter f, const std::string& file,
+                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+  if (!keys.empty()) {
+    throw cli_error(quoted(file) + ": a static filter takes no inserts, so explain cannot insert " +
+                    quoted(keys.front()) + "; give the keys to test with --query");
+  }
+  std::printf(
+      "The static (binary fuse) filter %s: %llu keys, %u-bit fingerprints in %llu slots (%llu "
+      "segments of %u), built once from its keys: it takes no inserts.\n",
+      quoted(file).c_str(), static_cast<unsigned long long>(f.key_count()), f.fingerprint_bits(),
+      static_cast<unsigned long long>(f.array_length()),
+      static_cast<unsigned long long>(f.array_length() /
+                                      std::max<std::uint32_t>(1, f.segment_length())),
+      f.segment_length());
+  for (const std::string& key : queries) {
+    if (f.array_length() == 0) {
+      std::printf("\nquery %s\n  -> definitely not present: the filter holds no keys.\n",
+                  quoted(key).c_str());
+    } else {
+      explain_query(f, key);
+    }
+  }
+  return 0;
+}
+
+}  // namespace bloomery_cli::explain

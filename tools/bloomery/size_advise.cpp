@@ -1,0 +1,152 @@
+// bloomery size and bloomery advise: what each kind would cost for n keys at rate p, and which to
+// use.
+#include <CLI/CLI.hpp>
+#include <bloomery/bloomery.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace bloomery_cli {
+namespace {
+
+// Every kind's plan for a target, in the table's order (the README's).
+struct plan_row {
+  const char* kind;
+  std::optional<bloomery::filter_plan> plan;
+  std::string why_not;
+};
+
+template <class... Fs>
+std::vector<plan_row> plans(bloomery::target t, bloomery::type_list<Fs...>) {
+  std::vector<plan_row> rows;
+  const auto add = [&]<class F>() {
+    plan_row r{bloomery::to_string(F::kind), std::nullopt, {}};
+    try {
+      r.plan = F::plan(t);
+    } catch (const std::exception& e) {
+      r.why_not = strip(e.what());
+    }
+    rows.push_back(std::move(r));
+  };
+  (add.template operator()<Fs>(), ...);
+  return rows;
+}
+
+std::string plan_json(const bloomery::filter_plan& p) {
+  return "\"bytes\": " + std::to_string(p.bytes) +
+         ", \"bits_per_key\": " + fmt_real(p.bits_per_key) +
+         ", \"expected_fpr\": " + fmt_real(p.expected_fpr) +
+         ", \"parameters\": " + json_string(p.parameters);
+}
+
+struct size_args {
+  std::uint64_t n = 0;
+  double p = 0;
+  bool json = false;
+};
+
+int cmd_size(const size_args& a) {
+  check_target(a.n, a.p);
+  const auto rows = plans({a.n, a.p}, bloomery::filter_types{});
+  if (a.json) {
+    std::string out =
+        "{\"capacity\": " + std::to_string(a.n) + ", \"fpr\": " + fmt_real(a.p) + ", \"kinds\": [";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      out +=
+          std::string(i ? ", " : "") + "{\"kind\": " + json_string(rows[i].kind) + ", " +
+          (rows[i].plan ? plan_json(*rows[i].plan) : "\"error\": " + json_string(rows[i].why_not)) +
+          "}";
+    }
+    std::printf("%s]}\n", out.c_str());
+    return 0;
+  }
+  std::printf("%llu keys at fpr %s\n", static_cast<unsigned long long>(a.n), fmt_real(a.p).c_str());
+  std::printf("%-9s %14s %9s %12s  %s\n", "kind", "bytes", "bits/key", "expected_fpr",
+              "parameters");
+  for (const auto& r : rows) {
+    if (r.plan) {
+      std::printf("%-9s %14llu %9.2f %12s  %s\n", r.kind,
+                  static_cast<unsigned long long>(r.plan->bytes), r.plan->bits_per_key,
+                  fmt_real(r.plan->expected_fpr).c_str(), r.plan->parameters.c_str());
+    } else {
+      std::printf("%-9s %14s %9s %12s  %s\n", r.kind, "-", "-", "-", r.why_not.c_str());
+    }
+  }
+  return 0;
+}
+
+struct advise_args {
+  std::uint64_t n = 0;
+  double p = 0;
+  bool deletes = false, static_set = false, grows = false, json = false;
+  double key_bytes = 16;
+};
+
+int cmd_advise(const advise_args& a) {
+  check_target(a.n, a.p);
+  const auto ranked = bloomery::advise({.capacity = a.n,
+                                        .fpr = a.p,
+                                        .deletes = a.deletes,
+                                        .static_set = a.static_set,
+                                        .grows = a.grows,
+                                        .key_bytes = a.key_bytes});
+  if (a.json) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+      const auto& r = ranked[i];
+      out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i + 1) +
+             ", \"kind\": " + json_string(r.kind) +
+             ", \"suitable\": " + (r.suitable ? "true" : "false") + ", " + plan_json(r.plan) +
+             ", \"note\": " + json_string(strip(r.note)) + "}";
+    }
+    std::printf("%s]\n", out.c_str());
+    return 0;
+  }
+  std::printf("%-4s %-10s %-8s %14s %9s  %s\n", "rank", "kind", "suitable", "bytes", "bits/key",
+              "note");
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    const auto& r = ranked[i];
+    std::printf("%-4zu %-10s %-8s %14llu %9.2f  %s\n", i + 1, r.kind.c_str(),
+                r.suitable ? "yes" : "no", static_cast<unsigned long long>(r.plan.bytes),
+                r.plan.bits_per_key, strip(r.note).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+command register_size(CLI::App& app) {
+  auto a = std::make_shared<size_args>();
+  CLI::App* cmd = app.add_subcommand("size", "memory and parameters of every kind for n keys at p");
+  cmd->add_option("-n,--capacity", a->n, "keys")->required();
+  cmd->add_option("-p,--fpr", a->p, "target false-positive rate, in (0, 1)")->required();
+  cmd->add_flag("--json", a->json, "JSON output");
+  cmd->footer(
+      "Examples:\n  bloomery size -n 5000000 -p 0.01\n  bloomery size -n 1000000 -p 1e-4 --json");
+  return {cmd, [a] { return cmd_size(*a); }};
+}
+
+command register_advise(CLI::App& app) {
+  auto a = std::make_shared<advise_args>();
+  CLI::App* cmd = app.add_subcommand("advise", "which filter kind to use, ranked by memory");
+  cmd->add_option("-n,--capacity", a->n, "keys")->required();
+  cmd->add_option("-p,--fpr", a->p, "target false-positive rate, in (0, 1)")->required();
+  cmd->add_flag("--deletes", a->deletes, "keys are removed as well as added");
+  cmd->add_flag("--static", a->static_set, "the key set is known once and never changes");
+  cmd->add_flag("--grows", a->grows, "the key count may exceed -n many times");
+  cmd->add_option("--key-bytes", a->key_bytes, "average key length (exact-set baseline)");
+  cmd->add_flag("--json", a->json, "JSON output");
+  cmd->footer(
+      "Examples:\n  bloomery advise -n 1000000 -p 0.01 --deletes\n"
+      "  bloomery advise -n 10000000 -p 0.001 --static --key-bytes 40 --json");
+  return {cmd, [a] { return cmd_advise(*a); }};
+}
+
+}  // namespace bloomery_cli
