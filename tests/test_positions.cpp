@@ -1,7 +1,7 @@
 // positions.hpp: the positions a key maps to agree with what each filter does with them. A query
 // says "possibly present" exactly when the key's positions are all set (or, for fingerprint
 // filters, hold its fingerprint); an insert sets exactly those positions; the mapped view gives the
-// same positions as the owning filter.
+// same positions as the owning filter. (The suite is named after the function it tests.)
 #include <gtest/gtest.h>
 #include <bloomery/bloomery.hpp>
 #include <bloomery/support/keys.hpp>
@@ -49,14 +49,14 @@ void expect_agreement(const std::vector<std::uint64_t>& present,
   EXPECT_LT(positives, absent.size());
 }
 
-TEST(Positions, BloomKnownAnswer) {
+TEST(positions, BloomKnownAnswer) {
   // The same positions `bloomery explain -m 32 -k 3 example.com` prints (tools/ cli_test.sh).
   const bloom_filter f(bloom_parameters{.bits = 32, .hashes = 3});
   EXPECT_EQ(positions(f, std::string_view("example.com")).bits,
             (std::vector<std::uint64_t>{21, 9, 28}));
 }
 
-TEST(Positions, BloomInsertSetsExactlyItsBits) {
+TEST(positions, BloomInsertSetsExactlyItsBits) {
   bloom_filter f(target{.capacity = 1000, .fpr = 0.01});
   for (const auto k : present_keys(50, 3)) {
     const bloom_positions p = positions(f, k);
@@ -73,7 +73,7 @@ TEST(Positions, BloomInsertSetsExactlyItsBits) {
   }
 }
 
-TEST(Positions, BloomQueryIsAllBitsSet) {
+TEST(positions, BloomQueryIsAllBitsSet) {
   const auto present = present_keys(500, 5);
   bloom_filter f(target{.capacity = 500, .fpr = 0.05});
   for (const auto k : present) f.insert(k);
@@ -82,7 +82,7 @@ TEST(Positions, BloomQueryIsAllBitsSet) {
       [&](std::uint64_t k) { return all_bits_set(f, positions(f, k)); });
 }
 
-TEST(Positions, BlockedBitsStayInOneBlock) {
+TEST(positions, BlockedBitsStayInOneBlock) {
   const auto present = present_keys(500, 7);
   blocked_bloom_filter f(target{.capacity = 500, .fpr = 0.05});
   const std::uint64_t blocks = f.bit_count() / blocked_positions::block_bits;
@@ -110,7 +110,7 @@ TEST(Positions, BlockedBitsStayInOneBlock) {
       present, absent_keys(5000, 8), [&](std::uint64_t k) { return f.may_contain(k); }, all_set);
 }
 
-TEST(Positions, CountingInsertAndRemoveMoveExactlyItsCounters) {
+TEST(positions, CountingInsertAndRemoveMoveExactlyItsCounters) {
   counting_bloom_filter f(target{.capacity = 200, .fpr = 0.01});
   const auto keys = present_keys(2, 9);
   const counting_positions p = positions(f, keys[0]);
@@ -127,7 +127,7 @@ TEST(Positions, CountingInsertAndRemoveMoveExactlyItsCounters) {
   EXPECT_EQ(f.nonzero_count(), 0u);
 }
 
-TEST(Positions, CountingQueryIsAllCountersNonzero) {
+TEST(positions, CountingQueryIsAllCountersNonzero) {
   const auto present = present_keys(500, 10);
   counting_bloom_filter f(target{.capacity = 500, .fpr = 0.05});
   for (const auto k : present) f.insert(k);
@@ -169,7 +169,7 @@ void expect_pairing(const cuckoo_filter& f, const cuckoo_positions& p) {
   EXPECT_EQ(alternate_bucket(f, p.i2, p.fingerprint), p.i1);
 }
 
-TEST(Positions, CuckooFingerprintSitsInOneOfItsBuckets) {
+TEST(positions, CuckooFingerprintSitsInOneOfItsBuckets) {
   // Small fingerprints so absent keys also match; plain and semi-sorted buckets.
   for (const bool semi : {false, true}) {
     SCOPED_TRACE(semi ? "semi-sorted" : "plain");
@@ -190,7 +190,7 @@ TEST(Positions, CuckooFingerprintSitsInOneOfItsBuckets) {
 
 // Few buckets make the rule's special cases common: with an even count a fixed point of
 // (t - i) mod buckets moves to the partner bucket; with an odd count it stays (i2 = i1).
-TEST(Positions, CuckooPairingRule) {
+TEST(positions, CuckooPairingRule) {
   for (const std::uint64_t buckets : {4u, 5u}) {
     const cuckoo_filter f(cuckoo_parameters{.fingerprint_bits = 8, .buckets = buckets});
     std::size_t partners = 0, single = 0;
@@ -210,7 +210,7 @@ TEST(Positions, CuckooPairingRule) {
   }
 }
 
-TEST(Positions, CuckooStashHoldsTheLastVictim) {
+TEST(positions, CuckooStashHoldsTheLastVictim) {
   cuckoo_filter f(cuckoo_parameters{.fingerprint_bits = 8, .buckets = 4, .max_kicks = 8});
   std::vector<std::uint64_t> stored;
   for (const auto k : present_keys(100, 14)) {
@@ -227,7 +227,7 @@ TEST(Positions, CuckooStashHoldsTheLastVictim) {
   EXPECT_GE(stashed, 1u);  // the stash holds a fingerprint of one of the stored keys
 }
 
-TEST(Positions, ScalableQueryIsSomeSubFilterAllSet) {
+TEST(positions, ScalableQueryIsSomeSubFilterAllSet) {
   const auto present = present_keys(700, 15);
   scalable_bloom_filter f(target{.capacity = 100, .fpr = 0.1});
   for (const auto k : present) (void)f.insert(k);
@@ -246,7 +246,7 @@ TEST(Positions, ScalableQueryIsSomeSubFilterAllSet) {
       any_sub_filter);
 }
 
-TEST(Positions, StaticSlotsXorToTheFingerprint) {
+TEST(positions, StaticSlotsXorToTheFingerprint) {
   for (const auto width : {fingerprint_width::bits8, fingerprint_width::bits16}) {
     const auto present = present_keys(3000, 17);
     const static_filter f = static_filter::build(present, width);
@@ -275,7 +275,7 @@ TEST(Positions, StaticSlotsXorToTheFingerprint) {
   }
 }
 
-TEST(Positions, EmptyStaticFilterHasNoSlots) {
+TEST(positions, EmptyStaticFilterHasNoSlots) {
   const static_filter f = static_filter::build(std::vector<std::uint64_t>{}, 0.01);
   EXPECT_TRUE(positions(f, std::uint64_t{1}).slots.empty());
   EXPECT_FALSE(f.may_contain(std::uint64_t{1}));
@@ -290,7 +290,7 @@ void expect_view_agrees(const F& f, const support::temp_dir& dir) {
   for (const auto k : present_keys(50, 19)) EXPECT_EQ(positions(*mapped, k), positions(f, k));
 }
 
-TEST(Positions, MappedViewsAgree) {
+TEST(positions, MappedViewsAgree) {
   const support::temp_dir dir("bloomery-positions");
   const target t{.capacity = 1000, .fpr = 0.01};
   expect_view_agrees(bloom_filter(t), dir);
