@@ -7,12 +7,15 @@
 #include <bloomery/support/text.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <unordered_set>
 #include <vector>
+
+#include "test_support.hpp"
 
 using namespace bloomery::support;
 
@@ -97,4 +100,22 @@ TEST(SupportTable, AlignsColumnsAndUnderlinesTheHeader) {
   EXPECT_EQ(labels.str(),
             "  name     1\n"
             "  n      100\n");
+}
+
+// The typed suite's FPR checks stand on these bounds (tests/test_support.hpp).
+TEST(SupportBinomial, BoundsAreTheExactTails) {
+  // Binomial(10, 1/2): P(X > 9) = 1/1024 <= 1e-3 < P(X > 8) = 11/1024, and symmetrically below.
+  EXPECT_EQ(bloomery::test::binomial_upper_bound(10, 0.5, 1e-3), 9u);
+  EXPECT_EQ(bloomery::test::binomial_lower_bound(10, 0.5, 1e-3), 1u);
+  EXPECT_EQ(bloomery::test::binomial_upper_bound(10, 0.5, 0.5), 5u);  // P(X > 5) = 386/1024
+  // Far out in a large binomial, about six standard deviations at 1e-9.
+  const double mean = 10'000, sd = std::sqrt(1e6 * 0.01 * 0.99);
+  const auto hi = static_cast<double>(bloomery::test::binomial_upper_bound(1'000'000, 0.01));
+  const auto lo = static_cast<double>(bloomery::test::binomial_lower_bound(1'000'000, 0.01));
+  EXPECT_GT(hi, mean + 5.5 * sd);
+  EXPECT_LT(hi, mean + 6.5 * sd);
+  EXPECT_LT(lo, mean - 5.5 * sd);
+  EXPECT_GT(lo, mean - 6.5 * sd);
+  EXPECT_EQ(bloomery::test::binomial_upper_bound(100, 0.0), 0u);
+  EXPECT_EQ(bloomery::test::binomial_lower_bound(100, 1.0), 100u);
 }
