@@ -67,7 +67,10 @@ inline void write_file_atomically(const std::filesystem::path& path,
                                   std::span<const std::span<const std::byte>> parts) {
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + name + suffix here.
+  std::string name = ".";
+  name.append(path.filename().string()).append(".tmp.XXXXXX");
+  std::string tmpl = (dir / name).string();
   const mode_t mode = detail::replacement_mode(path);
   detail::fd_guard tmp{::mkstemp(tmpl.data())};
   if (tmp.fd < 0) detail::io_fail("cannot create a temporary file beside", path);
