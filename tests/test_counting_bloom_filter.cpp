@@ -13,9 +13,7 @@
 #include "test_support.hpp"
 
 using namespace bloomery;
-using bloomery::test::absent_keys;
-using bloomery::test::present_keys;
-using bloomery::test::temp_dir;
+using namespace bloomery::support;
 using removal = counting_bloom_filter::remove_result;
 
 namespace {
@@ -309,9 +307,7 @@ TEST_P(CountingFpr, MeasuredRateMatchesTheClassicModel) {
   counting_bloom_filter f({.capacity = n, .fpr = p}, {.counter_bits = bits});
   for (auto k : present_keys(n)) f.insert(k);
   const std::uint64_t probes = 400'000;
-  const auto absent = absent_keys(probes);
-  std::vector<bool> out(probes);
-  const double measured = static_cast<double>(f.may_contain_many(absent, out)) / probes;
+  const double measured = test::measured_fpr(f, probes);
   const double theory = false_positive_rate(n, f.counter_count(), f.hash_count());
   EXPECT_NEAR(measured, theory,
               test::fpr_tolerance(theory, probes, f.counter_count(), f.hash_count(), n))
@@ -333,12 +329,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CountingFpr,
                                            counting_case{50'000, 0.01, 8}));
 
 TEST(CountingBloomFilter, FullFilterEstimatesSaturate) {
-  counting_bloom_filter f({.counters = 64, .hashes = 2});
-  for (std::uint64_t i = 0; i < 10'000; ++i) f.insert(i);
-  EXPECT_EQ(f.fill_ratio(), 1.0);
-  EXPECT_EQ(f.approximate_count(), std::numeric_limits<std::uint64_t>::max());
-  EXPECT_TRUE(f.is_over_capacity());
-  EXPECT_EQ(f.estimated_fpr(), 1.0);
+  test::expect_estimates_saturate(counting_bloom_filter({.counters = 64, .hashes = 2}));
 }
 
 TEST(CountingBloomFilter, MayContainManyAgreesWithMayContain) {
@@ -350,45 +341,28 @@ TEST(CountingBloomFilter, MayContainManyAgreesWithMayContain) {
     if (n > 100'000) {
       ASSERT_GE(f.size_in_bytes(), detail::batch_min_bytes);
     }
-    std::vector<std::uint64_t> probe = absent_keys(20'000);
-    probe.insert(probe.end(), keys.begin(), keys.begin() + 20'000);
-    const std::size_t positives = test::expect_batched_matches_single(f, probe);
-    EXPECT_GE(positives, 20'000u);
+    test::expect_batched_matches_single_mixed(f, keys, 20'000);
   }
   counting_bloom_filter f({.capacity = 100, .fpr = 0.01});
   f.insert("b");
   EXPECT_EQ(test::expect_batched_output_checked(f), 1u);
 }
 
-TEST(CountingBloomFilter, ClearEmpties) {
-  counting_bloom_filter f = small_filter();
-  const counting_bloom_filter empty({.capacity = 100, .fpr = 0.01});
-  EXPECT_NE(f, empty);
-  f.clear();
-  EXPECT_EQ(f, empty);
-  EXPECT_EQ(f.inserted(), 0u);
-  EXPECT_EQ(f.approximate_count(), 0u);
-  EXPECT_EQ(f.estimated_fpr(), 0.0);
-  for (int i = 0; i < 100; ++i) EXPECT_FALSE(f.may_contain("key-" + std::to_string(i)));
-}
-
 TEST(CountingBloomFilter, InvalidParametersThrowWithUsefulMessages) {
-  const auto expect_msg = [](auto&& fn, const std::string& needle) {
-    test::expect_throw_with<std::invalid_argument>(fn, needle);
-  };
-  expect_msg([] { counting_bloom_filter({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
-  expect_msg([] { counting_bloom_filter({.capacity = 10, .fpr = 0}); }, "fpr = 0 is invalid");
-  expect_msg([] { counting_bloom_filter({.capacity = 10, .fpr = 1}); }, "allowed range is (0, 1)");
-  expect_msg([] { counting_bloom_filter({.capacity = 10, .fpr = 0.01}, {.counter_bits = 5}); },
-             "counter_bits = 5 is invalid; allowed values are 4 and 8");
-  expect_msg([] { counting_bloom_filter({.counters = 10, .hashes = 2, .counter_bits = 16}); },
-             "counter_bits = 16");
-  expect_msg([] { counting_bloom_filter({.counters = 0, .hashes = 3}); }, "counters = 0");
-  expect_msg([] { counting_bloom_filter({.counters = 100, .hashes = 0}); }, "hashes = 0");
-  expect_msg([] { counting_bloom_filter({.counters = 100, .hashes = 256}); },
-             "allowed range is [1, 255]");
-  expect_msg([] { (void)counting_bloom_filter::plan({.capacity = 10, .fpr = 0.01}, {3}); },
-             "counter_bits = 3");
+  // Targets ({.capacity, .fpr}) are checked for every filter in test_filter_family.cpp.
+  test::expect_invalid(
+      [] { counting_bloom_filter({.capacity = 10, .fpr = 0.01}, {.counter_bits = 5}); },
+      "counter_bits = 5 is invalid; allowed values are 4 and 8");
+  test::expect_invalid(
+      [] { counting_bloom_filter({.counters = 10, .hashes = 2, .counter_bits = 16}); },
+      "counter_bits = 16");
+  test::expect_invalid([] { counting_bloom_filter({.counters = 0, .hashes = 3}); }, "counters = 0");
+  test::expect_invalid([] { counting_bloom_filter({.counters = 100, .hashes = 0}); }, "hashes = 0");
+  test::expect_invalid([] { counting_bloom_filter({.counters = 100, .hashes = 256}); },
+                       "allowed range is [1, 255]");
+  test::expect_invalid(
+      [] { (void)counting_bloom_filter::plan({.capacity = 10, .fpr = 0.01}, {3}); },
+      "counter_bits = 3");
 }
 
 // --- file format ---
@@ -405,15 +379,9 @@ TEST(CountingFormat, SaveLoadSerializeAndMapRoundTrips) {
       ASSERT_EQ(f.remove(keys[1]), removal::removed);
       save(f, dir / "c.bloom");
       const auto g = load<counting_bloom_filter>(dir / "c.bloom");
-      EXPECT_EQ(g, f);
-      EXPECT_EQ(g.inserted(), f.inserted());
-      EXPECT_EQ(g.capacity(), f.capacity());
-      EXPECT_EQ(g.target_fpr(), f.target_fpr());
+      test::expect_same_filter(g, f);
       EXPECT_EQ(g.counter_bits(), bits);
-      EXPECT_EQ(g.hash(), f.hash());
-      const auto bytes = serialize(f);
-      EXPECT_EQ(std::filesystem::file_size(dir / "c.bloom"), bytes.size());
-      EXPECT_EQ(deserialize<counting_bloom_filter>(bytes), f);
+      test::expect_file_holds_image(f, dir / "c.bloom");
 
       const auto mapped = map_file<counting_bloom_filter>(dir / "c.bloom");
       EXPECT_EQ(mapped->counter_count(), f.counter_count());
@@ -486,10 +454,7 @@ TEST(CountingFormat, OtherKindsAreRejected) {
 TEST(CountingFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto good = serialize(small_filter());
   const auto with = [&](std::size_t offset, auto value) {
-    auto b = good;
-    detail::put(b.data() + offset, value);
-    test::reseal(b);
-    return error_of([&] { (void)deserialize<counting_bloom_filter>(b); });
+    return test::edited_image_error<counting_bloom_filter>(good, offset, value);
   };
   EXPECT_NE(with(128, std::uint64_t{0}).find("counters = 0 is invalid"), std::string::npos);
   EXPECT_NE(with(128, std::uint64_t{5000}).find("payload has"), std::string::npos);

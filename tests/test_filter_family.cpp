@@ -280,9 +280,7 @@ TYPED_TEST(FilterFamily, BatchedAnswersEqualSingleAnswers) {
   // Small (cache-resident: a plain loop) and large (1 MiB and more: the batched, prefetching
   // paths). Keyed filters take the other branch of the hash mode, picked once per batched call.
   const auto check = [](const auto& f, const std::vector<std::uint64_t>& keys) {
-    std::vector<std::uint64_t> probe = test::absent_keys(20'000);
-    probe.insert(probe.end(), keys.begin(), keys.begin() + 20'000);
-    EXPECT_GE(test::expect_batched_matches_single(f, probe), 20'000u);
+    test::expect_batched_matches_single_mixed(f, keys, 20'000);
   };
   const auto small_keys = test::present_keys(20'000);
   check(build<C>(small_keys, this->p), small_keys);
@@ -397,6 +395,7 @@ TYPED_TEST(FilterFamily, ClearEmptiesWhereSupported) {
     EXPECT_FALSE(f == empty);
     f.clear();
     EXPECT_TRUE(f == empty);
+    EXPECT_EQ(f.inserted(), 0u);
     EXPECT_EQ(f.approximate_count(), 0u);
     EXPECT_EQ(f.estimated_fpr(), 0.0);
     std::vector<bool> out(keys.size());
@@ -452,9 +451,9 @@ TYPED_TEST(FilterFamily, InvalidTargetsThrowWithTheValue) {
   if constexpr (!built_from_keys<C>) {
     expect_msg(0, 0.01, "capacity = 0");  // the static filter has none
   }
-  expect_msg(10, 0.0, "fpr = 0");
-  expect_msg(10, 1.0, "fpr = 1");
-  expect_msg(10, std::nan(""), "fpr = nan");
+  expect_msg(10, 0.0, "fpr = 0 is invalid; allowed range is (0, 1)");
+  expect_msg(10, 1.0, "fpr = 1 is invalid; allowed range is (0, 1)");
+  expect_msg(10, std::nan(""), "fpr = nan is invalid");
 }
 
 }  // namespace

@@ -47,24 +47,24 @@ TEST(Sizing, FillEstimates) {
   EXPECT_TRUE(std::isinf(count_from_fill(1000, 1000, 3)));
 }
 
-void expect_invalid(auto&& fn, const std::string& needle) {
-  test::expect_throw_with<std::invalid_argument>(fn, needle);
-}
-
 TEST(Sizing, InvalidParametersSayWhatAndWhy) {
-  expect_invalid([] { optimal_bits(0, 0.01); }, "capacity = 0");
-  expect_invalid([] { optimal_bits(10, 0.0); }, "fpr = 0 is invalid; allowed range is (0, 1)");
-  expect_invalid([] { optimal_bits(10, 1.0); }, "fpr = 1 is invalid");
-  expect_invalid([] { optimal_bits(10, -0.5); }, "fpr = -0.5");
-  expect_invalid([] { optimal_bits(10, 1.5); }, "fpr = 1.5");
-  expect_invalid([] { optimal_bits(10, std::nan("")); }, "fpr = nan");
-  expect_invalid([] { optimal_bits(10, std::numeric_limits<double>::infinity()); }, "fpr = inf");
-  expect_invalid([] { bits_per_key(2.0); }, "allowed range is (0, 1)");
-  expect_invalid([] { optimal_hashes(0, 10); }, "m = 0");
-  expect_invalid([] { optimal_hashes(10, 0); }, "n = 0");
-  expect_invalid([] { false_positive_rate(10, 100, 0); }, "k = 0");
-  expect_invalid([] { false_positive_rate(10, 0, 3); }, "m = 0");
-  expect_invalid([] { capacity_for(100, 0.0); }, "fpr = 0");
-  expect_invalid([] { optimal_bits(std::uint64_t{1} << 62, 0.01); }, "more than the maximum 2^48");
-  expect_invalid([] { optimal_hashes(std::uint64_t{1} << 40, 1); }, "more than the maximum 255");
+  test::expect_invalid([] { optimal_bits(0, 0.01); }, "capacity = 0");
+  test::expect_invalid([] { optimal_bits(10, 0.0); },
+                       "fpr = 0 is invalid; allowed range is (0, 1)");
+  test::expect_invalid([] { optimal_bits(10, 1.0); }, "fpr = 1 is invalid");
+  test::expect_invalid([] { optimal_bits(10, -0.5); }, "fpr = -0.5");
+  test::expect_invalid([] { optimal_bits(10, 1.5); }, "fpr = 1.5");
+  test::expect_invalid([] { optimal_bits(10, std::nan("")); }, "fpr = nan");
+  test::expect_invalid([] { optimal_bits(10, std::numeric_limits<double>::infinity()); },
+                       "fpr = inf");
+  test::expect_invalid([] { bits_per_key(2.0); }, "allowed range is (0, 1)");
+  test::expect_invalid([] { optimal_hashes(0, 10); }, "m = 0");
+  test::expect_invalid([] { optimal_hashes(10, 0); }, "n = 0");
+  test::expect_invalid([] { false_positive_rate(10, 100, 0); }, "k = 0");
+  test::expect_invalid([] { false_positive_rate(10, 0, 3); }, "m = 0");
+  test::expect_invalid([] { capacity_for(100, 0.0); }, "fpr = 0");
+  test::expect_invalid([] { optimal_bits(std::uint64_t{1} << 62, 0.01); },
+                       "more than the maximum 2^48");
+  test::expect_invalid([] { optimal_hashes(std::uint64_t{1} << 40, 1); },
+                       "more than the maximum 255");
 }

@@ -18,9 +18,7 @@
 #include "test_support.hpp"
 
 using namespace bloomery;
-using bloomery::test::absent_keys;
-using bloomery::test::present_keys;
-using bloomery::test::temp_dir;
+using namespace bloomery::support;
 
 namespace {
 
@@ -151,21 +149,19 @@ TEST(StaticFilter, FingerprintWidthFollowsTheTargetFpr) {
 
 TEST(StaticFilter, InvalidParametersThrowWithUsefulMessages) {
   const auto keys = string_keys(10);
-  const auto expect_msg = [](auto&& fn, const std::string& needle) {
-    test::expect_throw_with<std::invalid_argument>(fn, needle);
-  };
-  expect_msg([&] { static_filter::build(keys, 0.0); }, "fpr = 0 is invalid");
-  expect_msg([&] { static_filter::build(keys, 1.0); }, "allowed range is (0, 1)");
-  expect_msg([&] { static_filter::build(keys, std::nan("")); }, "fpr = nan");
-  expect_msg([&] { static_filter::build(keys, 1e-6); }, "fpr = 9.9999999999999995e-07");
-  expect_msg([&] { static_filter::build(keys, 1e-6); }, "allowed range is [2^-16");
-  expect_msg([&] { static_filter::build(keys, static_filter_min_fpr * 0.999); }, "2^-16");
-  expect_msg([&] { static_filter::build(keys, static_cast<fingerprint_width>(12)); },
-             "fingerprint bits = 12 is invalid; allowed values are 8 and 16");
-  expect_msg([] { static_filter::plan({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
-  expect_msg([] { static_filter::plan({.capacity = 10, .fpr = 1e-9}); }, "[2^-16");
-  expect_msg([] { static_filter::plan({.capacity = std::uint64_t{1} << 41, .fpr = 0.01}); },
-             "allowed range is [0, 2^40]");
+  test::expect_invalid([&] { static_filter::build(keys, 0.0); }, "fpr = 0 is invalid");
+  test::expect_invalid([&] { static_filter::build(keys, 1.0); }, "allowed range is (0, 1)");
+  test::expect_invalid([&] { static_filter::build(keys, std::nan("")); }, "fpr = nan");
+  test::expect_invalid([&] { static_filter::build(keys, 1e-6); }, "fpr = 9.9999999999999995e-07");
+  test::expect_invalid([&] { static_filter::build(keys, 1e-6); }, "allowed range is [2^-16");
+  test::expect_invalid([&] { static_filter::build(keys, static_filter_min_fpr * 0.999); }, "2^-16");
+  test::expect_invalid([&] { static_filter::build(keys, static_cast<fingerprint_width>(12)); },
+                       "fingerprint bits = 12 is invalid; allowed values are 8 and 16");
+  test::expect_invalid([] { static_filter::plan({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
+  test::expect_invalid([] { static_filter::plan({.capacity = 10, .fpr = 1e-9}); }, "[2^-16");
+  test::expect_invalid(
+      [] { static_filter::plan({.capacity = std::uint64_t{1} << 41, .fpr = 0.01}); },
+      "allowed range is [0, 2^40]");
 }
 
 TEST(StaticFilter, EmptyKeySetAnswersNoToEverything) {
@@ -440,13 +436,9 @@ TEST(StaticFilterFormat, SaveLoadSerializeAndMapRoundTrip) {
       const auto f = static_filter::build(keys, w, h);
       save(f, dir / "f.static");
       const auto loaded = load<static_filter>(dir / "f.static");
-      EXPECT_EQ(loaded, f);
-      EXPECT_EQ(loaded.inserted(), f.inserted());
-      EXPECT_EQ(loaded.target_fpr(), f.target_fpr());
+      test::expect_same_filter(loaded, f);
       EXPECT_EQ(loaded.hash(), h);
-      const auto bytes = serialize(f);
-      EXPECT_EQ(std::filesystem::file_size(dir / "f.static"), bytes.size());
-      EXPECT_EQ(deserialize<static_filter>(bytes), f);
+      test::expect_file_holds_image(f, dir / "f.static");
       const auto mapped = map_file<static_filter>(dir / "f.static");
       EXPECT_EQ(mapped->key_count(), f.key_count());
       EXPECT_EQ(mapped->fingerprint_bits(), f.fingerprint_bits());
@@ -465,32 +457,11 @@ TEST(StaticFilterFormat, SaveLoadSerializeAndMapRoundTrip) {
   }
 }
 
-TEST(StaticFilterFormat, EveryTruncationIsRejected) {
-  temp_dir dir;
-  for (const auto w : {fingerprint_width::bits8, fingerprint_width::bits16}) {
-    const auto bytes = serialize(tiny_filter(w));
-    for (std::size_t len = 0; len < bytes.size(); ++len) {
-      EXPECT_THROW(deserialize<static_filter>(std::span(bytes).first(len)), format_error) << len;
-    }
-    for (std::size_t len : {std::size_t{0}, std::size_t{127}, std::size_t{176}, bytes.size() - 1}) {
-      write_bytes(dir / "t.static", std::span(bytes).first(len));
-      EXPECT_THROW(load<static_filter>(dir / "t.static"), format_error) << len;
-      EXPECT_THROW(map_file<static_filter>(dir / "t.static"), format_error) << len;
-    }
-  }
-}
-
-TEST(StaticFilterFormat, EveryFlippedByteIsRejected) {
+TEST(StaticFilterFormat, EveryTruncationAndFlippedByteIsRejected) {
   for (const auto w : {fingerprint_width::bits8, fingerprint_width::bits16}) {
     const auto good = serialize(tiny_filter(w));
     ASSERT_EQ(deserialize<static_filter>(good), tiny_filter(w));
-    for (std::size_t i = 0; i < good.size(); ++i) {
-      for (std::uint8_t mask : {0x01, 0x80, 0xFF}) {
-        auto bad = good;
-        bad[i] ^= std::byte{mask};
-        EXPECT_THROW(deserialize<static_filter>(bad), format_error) << "byte " << i;
-      }
-    }
+    test::expect_all_damage_rejected<static_filter>(good);
   }
 }
 
@@ -516,11 +487,11 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   const auto good16 = serialize(tiny_filter(fingerprint_width::bits16));
   const auto empty = serialize(static_filter());
   const auto with = [](const std::vector<std::byte>& good, std::size_t offset, auto value) {
+    const std::string msg = test::edited_image_error<static_filter>(good, offset, value);
+    // The mapped view validates the same way.
     auto b = good;
     detail::put(b.data() + offset, value);
     test::reseal(b);
-    const std::string msg = format_error_of([&] { deserialize<static_filter>(b); });
-    // The mapped view validates the same way.
     temp_dir dir;
     write_bytes(dir / "v.static", b);
     EXPECT_EQ(format_error_of([&] { map_file<static_filter>(dir / "v.static"); }).find(msg), 0u);
@@ -593,17 +564,8 @@ void check_no_false_negatives(const std::vector<Key>& keys, bool keyed, bool wid
   RC_ASSERT(f.key_count() <= keys.size());
   RC_ASSERT(f.key_count() >= std::min<std::size_t>(keys.size(), 1));
   for (const auto& k : keys) RC_ASSERT(f.may_contain(k));
-  test::temp_dir dir;
-  save(f, dir / "p.static");
-  const auto loaded = load<static_filter>(dir / "p.static");
-  const auto mapped = map_file<static_filter>(dir / "p.static");
-  RC_ASSERT(loaded == f);
-  for (const auto& k : keys) {
-    RC_ASSERT(loaded.may_contain(k));
-    RC_ASSERT(mapped->may_contain(k));
-  }
-  std::vector<bool> out(keys.size());
-  RC_ASSERT(mapped->may_contain_many(keys, out) == keys.size());
+  RC_ASSERT(test::files_keep_every_key(
+      f, keys, [](const auto& g, const Key& k) { return g.may_contain(k); }));
 }
 
 // n keys from `gen`, then copies of random ones among them appended and everything shuffled.

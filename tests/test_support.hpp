@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,6 +97,63 @@ void expect_throw_with(Fn&& fn, const std::string& needle) {
   EXPECT_NE(msg.find(needle), std::string::npos) << "expected '" << needle << "' in: " << msg;
 }
 
+// Expects fn to reject a parameter: std::invalid_argument with a message that contains needle.
+template <class Fn>
+void expect_invalid(Fn&& fn, const std::string& needle) {
+  expect_throw_with<std::invalid_argument>(fn, needle);
+}
+
+// A copy read back from a file or an image is the same filter: equal, with the same counts,
+// sizing and hashing.
+template <class F>
+void expect_same_filter(const F& copy, const F& f) {
+  EXPECT_EQ(copy, f);
+  EXPECT_EQ(copy.inserted(), f.inserted());
+  EXPECT_EQ(copy.capacity(), f.capacity());
+  EXPECT_EQ(copy.target_fpr(), f.target_fpr());
+  EXPECT_EQ(copy.hash(), f.hash());
+}
+
+// The file that save(f, path) wrote holds exactly serialize(f), which deserializes to f again.
+template <class F>
+void expect_file_holds_image(const F& f, const std::filesystem::path& path) {
+  const auto bytes = serialize(f);
+  EXPECT_EQ(read_file(path), bytes);
+  EXPECT_EQ(deserialize<F>(bytes), f);
+}
+
+// Saves f, loads and maps the file back: true when the loaded copy equals f and both copies
+// answer "possibly present" for every key (`has(filter_or_view, key)` asks one), the mapped one
+// also through may_contain_many where the keys are of one type. For property tests, which assert
+// the result.
+template <class F, class Keys, class Has>
+bool files_keep_every_key(const F& f, const Keys& keys, Has&& has) {
+  temp_dir dir;
+  save(f, dir / "f.bin");
+  const auto loaded = load<F>(dir / "f.bin");
+  const auto mapped = map_file<F>(dir / "f.bin");
+  if (!(loaded == f)) return false;
+  for (const auto& k : keys) {
+    if (!has(loaded, k) || !has(*mapped, k)) return false;
+  }
+  std::vector<bool> out(std::size(keys));
+  if constexpr (hashable_key<std::ranges::range_value_t<Keys>>) {
+    if (mapped->may_contain_many(keys, out) != std::size(keys)) return false;
+  }
+  return true;
+}
+
+// Inserts far more keys than a tiny filter has bits (or counters): every one is set, and the
+// estimates saturate instead of overflowing.
+template <class F>
+void expect_estimates_saturate(F f) {
+  for (std::uint64_t i = 0; i < 10'000; ++i) f.insert(i);
+  EXPECT_EQ(f.fill_ratio(), 1.0);
+  EXPECT_EQ(f.approximate_count(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_TRUE(f.is_over_capacity());
+  EXPECT_EQ(f.estimated_fpr(), 1.0);
+}
+
 // Checks may_contain_many(probe) against may_contain key by key (failing at the first key that
 // differs) and that its return value counts the positives; returns that count.
 template <class F, class Keys>
@@ -112,6 +170,25 @@ std::size_t expect_batched_matches_single(const F& f, const Keys& probe) {
   }
   EXPECT_EQ(positives, expected);
   return positives;
+}
+
+// The share of `probes` absent keys (absent_keys(probes)) that f answers "possibly present" for,
+// through may_contain_many.
+template <class F>
+double measured_fpr(const F& f, std::uint64_t probes) {
+  const auto absent = absent_keys(probes);
+  std::vector<bool> out(probes);
+  return static_cast<double>(f.may_contain_many(absent, out)) / static_cast<double>(probes);
+}
+
+// expect_batched_matches_single on `count` absent keys followed by `count` keys the filter holds,
+// keys[(i * stride) % keys.size()]: at least those `count` answers are positive.
+template <class F>
+void expect_batched_matches_single_mixed(const F& f, const std::vector<std::uint64_t>& keys,
+                                         std::size_t count, std::size_t stride = 1) {
+  std::vector<std::uint64_t> probe = absent_keys(count);
+  for (std::size_t i = 0; i < count; ++i) probe.push_back(keys[(i * stride) % keys.size()]);
+  EXPECT_GE(expect_batched_matches_single(f, probe), count);
 }
 
 // String keys through may_contain_many on a filter that holds "b": an output shorter than the
@@ -137,6 +214,15 @@ inline void reseal(std::vector<std::byte>& bytes) {
       detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
 }
 
+// The format_error message deserialize<F> gives for `image` with `value` written at `offset` and
+// the checksum recomputed, so that only the loader's checks of the value can catch the edit.
+template <class F, class T>
+std::string edited_image_error(std::vector<std::byte> image, std::size_t offset, T value) {
+  detail::put(image.data() + offset, value);
+  reseal(image);
+  return message_of<format_error>([&] { (void)deserialize<F>(image); });
+}
+
 // A serialized F damaged in any way is a format_error: every truncation, and a byte flipped with
 // three masks at every position; a few truncated lengths also through load() and map_file().
 template <class F>
@@ -151,8 +237,13 @@ void expect_all_damage_rejected(const std::vector<std::byte>& bytes) {
       EXPECT_THROW(deserialize<F>(bad), format_error) << "byte " << i << " mask " << int{mask};
     }
   }
+  // Through real files too, at lengths that end inside the fixed header (7, 127), at its end
+  // (128), inside the parameter blocks (176, 184, 191) and short of the whole (size - 1).
   temp_dir dir;
-  for (std::size_t len : {std::size_t{0}, std::size_t{100}, std::size_t{191}, bytes.size() - 1}) {
+  for (std::size_t len :
+       {std::size_t{0}, std::size_t{7}, std::size_t{100}, std::size_t{127}, std::size_t{128},
+        std::size_t{176}, std::size_t{184}, std::size_t{191}, bytes.size() - 1}) {
+    if (len >= bytes.size()) continue;
     std::ofstream(dir / "t.bin", std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(len));
     EXPECT_THROW(load<F>(dir / "t.bin"), format_error) << len;
