@@ -77,6 +77,13 @@ class bit_array {
   }
   ~bit_array() { std::free(data_); }
 
+  // A copy of a file's payload: whole 64-bit words, exactly as save() wrote them.
+  static bit_array from_bytes(std::span<const std::byte> bytes) {
+    bit_array a(bytes.size() * 8);
+    if (!bytes.empty()) std::memcpy(a.data_, bytes.data(), bytes.size());
+    return a;
+  }
+
   std::uint64_t* data() noexcept { return data_; }
   const std::uint64_t* data() const noexcept { return data_; }
   std::uint64_t word_count() const noexcept { return words_; }

@@ -354,9 +354,8 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
             std::as_bytes(std::span(counters_.words()))};
   }
   static counting_bloom_filter from_image(const detail::parsed_file& f) {
-    counting_bloom_filter c(from_meta_tag{}, read_meta(f));
-    if (!f.payload.empty()) std::memcpy(c.counters_.data(), f.payload.data(), f.payload.size());
-    return c;
+    auto meta = read_meta(f);  // validates the payload before it is copied
+    return counting_bloom_filter(std::move(meta), bit_array::from_bytes(f.payload));
   }
   static view view_of(const detail::parsed_file& f) {
     return detail::view_over<view>(read_meta(f), f.payload);
@@ -364,7 +363,6 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
 
  private:
   friend detail::counting_queries<counting_bloom_filter>;
-  struct from_meta_tag {};
 
   void insert_hash(hash128 h) noexcept {
     detail::for_each_position(h, meta_.counters, meta_.hashes, [&](std::uint64_t pos) {
@@ -372,8 +370,8 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
     });
     ++meta_.inserted;
   }
-  counting_bloom_filter(from_meta_tag, detail::counting_meta m)
-      : counters_(m.counters << m.layout.log2_bits), meta_(std::move(m)) {}
+  counting_bloom_filter(detail::counting_meta m, bit_array counters)
+      : counters_(std::move(counters)), meta_(std::move(m)) {}
 
   void init(std::uint64_t m, std::uint32_t k, std::uint32_t b, std::uint64_t cap, double fpr,
             hasher h) {

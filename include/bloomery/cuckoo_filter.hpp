@@ -333,9 +333,8 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
             std::as_bytes(std::span(table_.words()))};
   }
   static cuckoo_filter from_image(const detail::parsed_file& f) {
-    cuckoo_filter c(from_meta_tag{}, read_meta(f));
-    std::memcpy(c.table_.data(), f.payload.data(), f.payload.size());
-    return c;
+    auto meta = read_meta(f);  // validates the payload before it is copied
+    return cuckoo_filter(std::move(meta), bit_array::from_bytes(f.payload));
   }
   static view view_of(const detail::parsed_file& f) {
     return detail::view_over<view>(read_meta(f), f.payload);
@@ -343,16 +342,14 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
 
  private:
   friend detail::cuckoo_queries<cuckoo_filter>;
-  struct from_meta_tag {};
   struct sizing {
     std::uint32_t f;
     std::uint64_t buckets;
     bool semi_sorted;
   };
 
-  cuckoo_filter(from_meta_tag, detail::cuckoo_meta m)
-      : table_(detail::cuckoo_storage_bits(m.fingerprint_bits, m.buckets, m.semi_sorted)),
-        meta_(std::move(m)) {}
+  cuckoo_filter(detail::cuckoo_meta m, bit_array table)
+      : table_(std::move(table)), meta_(std::move(m)) {}
 
   static sizing size_for(target t) {
     detail::check_capacity(t.capacity);

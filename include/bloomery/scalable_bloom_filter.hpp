@@ -419,9 +419,8 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
             std::as_bytes(std::span(storage_.words()))};
   }
   static scalable_bloom_filter from_image(const detail::parsed_file& f) {
-    scalable_bloom_filter s(from_meta_tag{}, read_meta(f));
-    std::memcpy(s.storage_.data(), f.payload.data(), f.payload.size());
-    return s;
+    auto meta = read_meta(f);  // validates the payload before it is copied
+    return scalable_bloom_filter(std::move(meta), bit_array::from_bytes(f.payload));
   }
   static view view_of(const detail::parsed_file& f) {
     return detail::view_over<view>(read_meta(f), f.payload);
@@ -429,11 +428,8 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
 
  private:
   friend detail::scalable_queries<scalable_bloom_filter>;
-  struct from_meta_tag {};
-  scalable_bloom_filter(from_meta_tag, detail::scalable_meta m) : meta_(std::move(m)) {
-    const detail::scalable_layer& last = meta_.layers.back();
-    storage_ = bit_array((last.word_offset + last.words()) * 64);
-  }
+  scalable_bloom_filter(detail::scalable_meta m, bit_array storage)
+      : storage_(std::move(storage)), meta_(std::move(m)) {}
 
   const std::uint64_t* storage() const noexcept { return storage_.data(); }
 

@@ -217,8 +217,7 @@ class static_filter : public detail::static_queries<static_filter> {
   static static_filter from_image(const detail::parsed_file& f) {
     static_filter s;
     s.meta_ = read_meta(f);
-    s.slots_ = bit_array(f.payload.size() * 8);
-    if (!f.payload.empty()) std::memcpy(s.slots_.data(), f.payload.data(), f.payload.size());
+    s.slots_ = bit_array::from_bytes(f.payload);
     return s;
   }
   static view view_of(const detail::parsed_file& f) {

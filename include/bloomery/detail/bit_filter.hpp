@@ -242,16 +242,14 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
             std::as_bytes(std::span(bits_.words()))};
   }
   static basic_bit_filter from_image(const parsed_file& f) {
-    basic_bit_filter b(from_meta_tag{}, read_meta(f));
-    std::memcpy(b.bits_.data(), f.payload.data(), f.payload.size());
-    return b;
+    auto meta = read_meta(f);  // validates the payload before it is copied
+    return basic_bit_filter(std::move(meta), bit_array::from_bytes(f.payload));
   }
   static view view_of(const parsed_file& f) { return view_over<view>(read_meta(f), f.payload); }
 
  private:
   friend queries<basic_bit_filter>;
-  struct from_meta_tag {};
-  basic_bit_filter(from_meta_tag, bloom_meta m) : bits_(m.bits), meta_(std::move(m)) {}
+  basic_bit_filter(bloom_meta m, bit_array bits) : bits_(std::move(bits)), meta_(std::move(m)) {}
 
   void init(std::uint64_t m, std::uint32_t k, std::uint64_t cap, double fpr, hasher h) {
     bits_ = bit_array(m);
