@@ -38,14 +38,10 @@ int explain_filter(bloomery::blocked_bloom_filter f, const std::string& file,
       std::printf("  bit %u is %s\n", p.bits[i], set ? "1" : "0");
     }
     if (!clear.empty()) {
-      std::printf(
-          "  -> definitely not present: %s 0, and every inserted key sets all of its bits.\n",
-          zero_list("bit", clear).c_str());
+      definitely_not(zero_list("bit", clear) + " 0, and every inserted key sets all of its bits");
     } else {
-      std::printf(
-          "  -> possibly present: all %u bits of block %llu are 1. They may have been set by "
-          "other keys (a false positive); the filter cannot tell.\n",
-          f.hash_count(), static_cast<unsigned long long>(p.block));
+      possibly("all " + std::to_string(f.hash_count()) + " bits of block " +
+               std::to_string(p.block) + " are 1. They may have been set by other keys");
     }
   }
   return 0;

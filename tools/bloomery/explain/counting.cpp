@@ -44,15 +44,11 @@ int explain_filter(bloomery::counting_bloom_filter f, const std::string& file,
                   static_cast<unsigned long long>(v));
     }
     if (!zero.empty()) {
-      std::printf(
-          "  -> definitely not present: %s 0, and every inserted key adds 1 to all of its "
-          "counters.\n",
-          zero_list("counter", zero).c_str());
+      definitely_not(zero_list("counter", zero) +
+                     " 0, and every inserted key adds 1 to all of its counters");
     } else {
-      std::printf(
-          "  -> possibly present: all %u counters are nonzero. Other keys may have raised them (a "
-          "false positive); the filter cannot tell.\n",
-          f.hash_count());
+      possibly("all " + std::to_string(f.hash_count()) +
+               " counters are nonzero. Other keys may have raised them");
     }
   }
   return 0;

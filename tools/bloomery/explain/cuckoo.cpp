@@ -109,20 +109,16 @@ void explain_query(const bloomery::cuckoo_filter& f, const std::string& key) {
     std::printf("  stash: %s%s\n", stash_text(f).c_str(),
                 bloomery::stash_holds(f, p) ? holds.c_str() : "");
   }
+  const std::string fingerprint = "fingerprint " + std::to_string(p.fingerprint);
   if (f.may_contain(key)) {
-    std::printf(
-        "  -> possibly present: fingerprint %llu is in %s. Another key with the same "
-        "fingerprint and buckets would look the same (a false positive); the filter cannot "
-        "tell.\n",
-        fp,
-        holders.empty() ? "the stash"
-                        : ((holders.size() == 1 ? "bucket " : "buckets ") + join(holders)).c_str());
+    possibly(fingerprint + " is in " +
+             (holders.empty() ? "the stash"
+                              : (holders.size() == 1 ? "bucket " : "buckets ") + join(holders)) +
+             ". Another key with the same fingerprint and buckets would look the same");
   } else {
-    std::printf(
-        "  -> definitely not present: fingerprint %llu is in neither bucket nor the stash, and "
-        "an inserted key's fingerprint always stays in one of its two buckets (or the "
-        "stash).\n",
-        fp);
+    definitely_not(fingerprint +
+                   " is in neither bucket nor the stash, and an inserted key's fingerprint always "
+                   "stays in one of its two buckets (or the stash)");
   }
 }
 

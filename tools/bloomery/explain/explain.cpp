@@ -22,6 +22,15 @@ std::string zero_list(const char* what, const std::vector<std::uint64_t>& v) {
          (v.size() == 1 ? " is" : " are");
 }
 
+void definitely_not(const std::string& why) {
+  std::printf("  -> definitely not present: %s.\n", why.c_str());
+}
+
+void possibly(const std::string& saw) {
+  std::printf("  -> possibly present: %s (a false positive); the filter cannot tell.\n",
+              saw.c_str());
+}
+
 namespace {
 
 bool bit_set(const bloomery::bloom_filter& f, std::uint64_t i) {
@@ -67,14 +76,10 @@ int walk_bloom(bloomery::bloom_filter f, const std::vector<std::string>& keys,
                   set ? (by.empty() ? "" : (" (set by " + by + ")").c_str()) : "");
     }
     if (!clear.empty()) {
-      std::printf(
-          "  -> definitely not present: %s 0, and every inserted key sets all of its bits.\n",
-          zero_list("bit", clear).c_str());
+      definitely_not(zero_list("bit", clear) + " 0, and every inserted key sets all of its bits");
     } else {
-      std::printf(
-          "  -> possibly present: all %u bits are 1. They may have been set by other keys "
-          "(a false positive); the filter cannot tell.\n",
-          f.hash_count());
+      possibly("all " + std::to_string(f.hash_count()) +
+               " bits are 1. They may have been set by other keys");
     }
   }
   return 0;

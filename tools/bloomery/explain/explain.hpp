@@ -22,6 +22,12 @@ std::string join(const std::vector<T>& v) {
 // "bit 7 is" / "bits 3, 9 are": the zero bits or counters of a "definitely not present".
 std::string zero_list(const char* what, const std::vector<std::uint64_t>& v);
 
+// The last line of a query's walk-through, the same for every kind: "definitely not present"
+// with why the filter can be sure, or "possibly present" with what it saw (which a false positive
+// would show too).
+void definitely_not(const std::string& why);
+void possibly(const std::string& saw);
+
 // Bit i of a filter's words() (bit i % 64 of word i / 64).
 inline bool bit_set_in(std::span<const std::uint64_t> words, std::uint64_t i) {
   return ((words[i / 64] >> (i % 64)) & 1) != 0;

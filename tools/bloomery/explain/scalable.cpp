@@ -79,14 +79,13 @@ void explain_query(const bloomery::scalable_bloom_filter& f, const std::string& 
     }
   }
   if (answered) {
-    std::printf(
-        "  -> possibly present: sub-filter %zu answered (all %u of its bits are 1). They may "
-        "have been set by other keys (a false positive); the filter cannot tell.\n",
-        *answered, f.sub_filter(*answered).hash_count());
+    possibly("sub-filter " + std::to_string(*answered) + " answered (all " +
+             std::to_string(f.sub_filter(*answered).hash_count()) +
+             " of its bits are 1). They may have been set by other keys");
   } else {
-    std::printf(
-        "  -> definitely not present: every sub-filter has a 0 bit, and every inserted key "
-        "sets all of its bits in the sub-filter it went to.\n");
+    definitely_not(
+        "every sub-filter has a 0 bit, and every inserted key sets all of its bits in the "
+        "sub-filter it went to");
   }
 }
 

@@ -19,35 +19,34 @@ void explain_query(const bloomery::static_filter& f, const std::string& key) {
   const bloomery::static_positions p = bloomery::positions(f, key);
   const auto fp = static_cast<unsigned>(p.fingerprint);
   const int w = f.fingerprint_bits() == 8 ? 2 : 4;  // hex digits of a slot
+  const auto hex = [&](unsigned v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%0*x", w, v);
+    return std::string(buf);
+  };
   const auto seg = [&](std::size_t j) {
     return static_cast<unsigned long long>(p.slots[j] / f.segment_length());
   };
-  std::printf(
-      "\nquery %s: fingerprint 0x%0*x, slots %llu, %llu, %llu (segments %llu, %llu, %llu)\n",
-      quoted(key).c_str(), w, fp, static_cast<unsigned long long>(p.slots[0]),
-      static_cast<unsigned long long>(p.slots[1]), static_cast<unsigned long long>(p.slots[2]),
-      seg(0), seg(1), seg(2));
+  std::printf("\nquery %s: fingerprint %s, slots %llu, %llu, %llu (segments %llu, %llu, %llu)\n",
+              quoted(key).c_str(), hex(fp).c_str(), static_cast<unsigned long long>(p.slots[0]),
+              static_cast<unsigned long long>(p.slots[1]),
+              static_cast<unsigned long long>(p.slots[2]), seg(0), seg(1), seg(2));
   unsigned sum = 0;
   std::string terms;
   for (const std::uint64_t i : p.slots) {
     const auto v = static_cast<unsigned>(bloomery::slot_value(f, i));
     sum ^= v;
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "0x%0*x", w, v);
-    terms += (terms.empty() ? "" : " ^ ") + std::string(hex);
-    std::printf("  slot %llu holds %s\n", static_cast<unsigned long long>(i), hex);
+    terms += (terms.empty() ? "" : " ^ ") + hex(v);
+    std::printf("  slot %llu holds %s\n", static_cast<unsigned long long>(i), hex(v).c_str());
   }
-  std::printf("  XOR of the three slots: %s = 0x%0*x\n", terms.c_str(), w, sum);
+  std::printf("  XOR of the three slots: %s = %s\n", terms.c_str(), hex(sum).c_str());
   if (f.may_contain(key)) {
-    std::printf(
-        "  -> possibly present: the XOR equals the fingerprint 0x%0*x. An absent key matches by "
-        "chance with probability 2^-%u (a false positive); the filter cannot tell.\n",
-        w, fp, f.fingerprint_bits());
+    possibly("the XOR equals the fingerprint " + hex(fp) +
+             ". An absent key matches by chance with probability 2^-" +
+             std::to_string(f.fingerprint_bits()));
   } else {
-    std::printf(
-        "  -> definitely not present: the XOR is not the fingerprint 0x%0*x, and the build made "
-        "the XOR equal the fingerprint for every key of its set.\n",
-        w, fp);
+    definitely_not("the XOR is not the fingerprint " + hex(fp) +
+                   ", and the build made the XOR equal the fingerprint for every key of its set");
   }
 }
 
@@ -69,8 +68,8 @@ int explain_filter(bloomery::static_filter f, const std::string& file,
       f.segment_length());
   for (const std::string& key : queries) {
     if (f.array_length() == 0) {
-      std::printf("\nquery %s\n  -> definitely not present: the filter holds no keys.\n",
-                  quoted(key).c_str());
+      std::printf("\nquery %s\n", quoted(key).c_str());
+      definitely_not("the filter holds no keys");
     } else {
       explain_query(f, key);
     }
