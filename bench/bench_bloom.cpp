@@ -49,22 +49,9 @@
 
 namespace {
 
-using bloomery::bench::mix;
-using bloomery::bench::report_keys;
-using bloomery::bench::take_huge_flag;
+using namespace bloomery::bench;
 
-constexpr double kFpr = 0.01;
-constexpr std::size_t kBatch = 1024;  // keys per timed iteration / per batch call
-constexpr std::size_t kMinStream = std::size_t{1} << 16;
-constexpr std::size_t kMaxStream = std::size_t{1} << 22;
-constexpr std::size_t kFprProbes = std::size_t{1} << 22;  // 4,194,304 absent probes per filter
-
-// Index ranges of the key generator: present keys use [0, n), the timed absent stream
-// [kAbsentBase, +Q), the FPR probes [kFprBase, +kFprProbes). The generator is a bijection of the
-// index, so the three sets are disjoint.
-constexpr std::uint64_t kAbsentBase = std::uint64_t{1} << 40;
-constexpr std::uint64_t kFprBase = std::uint64_t{1} << 41;
-constexpr std::uint64_t kSeedU64 = 0x0123456789abcdefULL;
+// str16 keys come from a stream of their own seed, at the same positions as the uint64 keys.
 constexpr std::uint64_t kSeedStr = 0xfedcba9876543210ULL;
 
 using str_key = std::string_view;
@@ -105,26 +92,21 @@ struct key_list {
 template <class K>
 key_list<K> make_keys(std::uint64_t first, std::size_t count) {
   key_list<K> out;
-  out.keys.resize(count);
   if constexpr (std::is_same_v<K, std::uint64_t>) {
-    for (std::size_t i = 0; i < count; ++i) out.keys[i] = mix(kSeedU64, first + i);
+    out.keys = keys_at(first, count);
   } else {
+    out.keys.resize(count);
     // 16 lowercase hex digits of a random 64-bit value: distinct values give distinct strings.
     static constexpr char hex[] = "0123456789abcdef";
     out.storage.resize(count * 16);
     for (std::size_t i = 0; i < count; ++i) {
-      std::uint64_t v = mix(kSeedStr, first + i);
+      std::uint64_t v = bloomery::support::splitmix64_at(kSeedStr, first + i);
       char* p = out.storage.data() + i * 16;
       for (int d = 15; d >= 0; --d, v >>= 4) p[d] = hex[v & 15];
     }
     for (std::size_t i = 0; i < count; ++i) out.keys[i] = str_key(out.storage.data() + i * 16, 16);
   }
   return out;
-}
-
-std::size_t stream_length(std::uint64_t n) {
-  return std::clamp<std::size_t>(std::bit_ceil(static_cast<std::size_t>(n)), kMinStream,
-                                 kMaxStream);
 }
 
 // What one filter implementation knows about itself after it was built and checked.
@@ -316,7 +298,7 @@ void report_filter(benchmark::State& st, const filter_stats& s) {
   st.counters["k"] = s.hashes;
   st.counters["fpr"] = s.fpr;
   st.counters["fpr_theory"] = s.fpr_theory;
-  bloomery::bench::fail_on_false_negatives(st, s.false_negatives);
+  fail_on_false_negatives(st, s.false_negatives);
 }
 
 // Walks a power-of-two key stream kBatch keys per iteration; `per_batch(const K*)` handles one
@@ -508,17 +490,6 @@ int main(int argc, char** argv) {
   // 10^8 keys: ~115 MiB per filter plus 800 MB of keys; bloomery only (the batched-vs-single
   // ratio).
   if (huge) register_size<std::uint64_t>(100'000'000, false);
-  // The memory phase of the run: latency over an array as large as the 10^7 (and 10^8) filter.
-  bloomery::bench::register_memory_latency(12'000'000);
-  if (huge) bloomery::bench::register_memory_latency(120'000'000);
-
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("bloomery.fpr_target", std::to_string(kFpr));
-  benchmark::AddCustomContext("bloomery.keys_per_iteration", std::to_string(kBatch));
-  benchmark::AddCustomContext("bloomery.fpr_probes", std::to_string(kFprProbes));
-  benchmark::AddCustomContext("bloomery.huge", huge ? "1" : "0");
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  register_memory_latency(huge);
+  return run_benchmarks(argc, argv, huge);
 }

@@ -20,9 +20,9 @@
 // -- which matters for the cuckoo filter, whose evictions grow with its load. build (static
 // filters, LevelDB): ns per key of building the filter from all n keys.
 // present / absent: one may_contain (LevelDB: KeyMayMatch) per key; *_many: one
-// may_contain_many call per 1024 keys. Streams and key generation are bench_bloom.cpp's: kBatch =
-// 1024 keys per timed iteration from a pre-generated power-of-two stream (present keys cycled, or
-// keys absent by construction), `per_key` = CPU seconds per key.
+// may_contain_many call per 1024 keys. Streams and key generation are bench_bloom.cpp's
+// (bench_common.hpp): kBatch = 1024 keys per timed iteration from a pre-generated power-of-two
+// stream (present keys cycled, or keys absent by construction), `per_key` = CPU seconds per key.
 //
 // Counters: bits_per_key = 8 * size_in_bytes() / n; fpr = measured once per filter over
 // kFprProbes keys absent by construction and used nowhere else; est_fpr = the filter's own
@@ -52,35 +52,11 @@
 
 namespace {
 
-using bloomery::bench::mix;
-using bloomery::bench::report_keys;
-using bloomery::bench::take_huge_flag;
+using namespace bloomery::bench;
 
 using u64 = std::uint64_t;
 
-constexpr double kFpr = 0.01;
 constexpr int kLeveldbBitsPerKey = 10;
-constexpr std::size_t kBatch = 1024;
-constexpr std::size_t kMinStream = std::size_t{1} << 16;
-constexpr std::size_t kMaxStream = std::size_t{1} << 22;
-constexpr std::size_t kFprProbes = std::size_t{1} << 22;  // 4,194,304 absent probes per filter
-
-// Generator index ranges (disjoint; the generator is a bijection of the index): present keys
-// [0, n), the timed absent stream [kAbsentBase, +Q), the FPR probes [kFprBase, +kFprProbes).
-constexpr u64 kAbsentBase = u64{1} << 40;
-constexpr u64 kFprBase = u64{1} << 41;
-constexpr u64 kSeed = 0x0123456789abcdefULL;
-
-std::vector<u64> make_keys(u64 first, std::size_t count) {
-  std::vector<u64> keys(count);
-  for (std::size_t i = 0; i < count; ++i) keys[i] = mix(kSeed, first + i);
-  return keys;
-}
-
-std::size_t stream_length(u64 n) {
-  return std::clamp<std::size_t>(std::bit_ceil(static_cast<std::size_t>(n)), kMinStream,
-                                 kMaxStream);
-}
 
 // The explicit shapes behind the blocked filter's speed targets: 10 bits per key.
 bloomery::bloom_parameters classic_10b(u64 n) {
@@ -106,42 +82,6 @@ class portable_scope {
   bool on_;
 };
 
-#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
-// LevelDB's policy behind the family's vocabulary: one immutable filter built from all keys.
-class leveldb_filter {
- public:
-  explicit leveldb_filter(const std::vector<u64>& keys)
-      : policy_(leveldb::NewBloomFilterPolicy(kLeveldbBitsPerKey)), n_(keys.size()) {
-    const std::vector<leveldb::Slice> slices = to_slices(keys);
-    policy_->CreateFilter(slices.data(), static_cast<int>(slices.size()), &bits_);
-  }
-  static std::vector<leveldb::Slice> to_slices(const std::vector<u64>& keys) {
-    std::vector<leveldb::Slice> s;
-    s.reserve(keys.size());
-    for (const u64& k : keys) s.emplace_back(reinterpret_cast<const char*>(&k), sizeof k);
-    return s;
-  }
-  bool may_contain(const u64& key) const {
-    return policy_->KeyMayMatch(leveldb::Slice(reinterpret_cast<const char*>(&key), sizeof key),
-                                leveldb::Slice(bits_));
-  }
-  const leveldb::FilterPolicy& policy() const { return *policy_; }
-  const std::string& bits() const { return bits_; }
-  u64 size_in_bytes() const { return bits_.size(); }
-  // The policy's format: the bit array, then one byte holding k.
-  double estimated_fpr() const {
-    const u64 m = (bits_.size() - 1) * 8;
-    const auto k = static_cast<std::uint32_t>(static_cast<unsigned char>(bits_.back()));
-    return bloomery::false_positive_rate(n_, m, k);
-  }
-
- private:
-  std::unique_ptr<const leveldb::FilterPolicy> policy_;
-  u64 n_;
-  std::string bits_;
-};
-#endif
-
 struct filter_stats {
   double bits_per_key = 0;
   double fpr = 0;
@@ -160,9 +100,9 @@ class world {
  public:
   explicit world(u64 n)
       : n_(n),
-        present_(make_keys(0, n)),
-        absent_(make_keys(kAbsentBase, stream_length(n))),
-        fpr_probes_(make_keys(kFprBase, kFprProbes)) {
+        present_(keys_at(0, n)),
+        absent_(keys_at(kAbsentBase, stream_length(n))),
+        fpr_probes_(keys_at(kFprBase, kFprProbes)) {
     present_stream_.resize(stream_length(n));
     for (std::size_t i = 0; i < present_stream_.size(); ++i) {
       present_stream_[i] = present_[i % n];
@@ -217,7 +157,7 @@ void report_filter(benchmark::State& st, const filter_stats& s) {
   st.counters["bits_per_key"] = s.bits_per_key;
   st.counters["fpr"] = s.fpr;
   st.counters["est_fpr"] = s.est_fpr;
-  bloomery::bench::fail_on_false_negatives(st, s.false_negatives);
+  fail_on_false_negatives(st, s.false_negatives);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,13 +273,13 @@ void register_build(const std::string& name, u64 n, Build build) {
   })->Unit(benchmark::kMillisecond);
 }
 
-// A filter sized from the target and filled with all n keys by `insert`.
-template <class F, class Insert>
-auto fill_from_target(u64 n, Insert insert) {
-  return [n, insert](const std::vector<u64>& keys) {
+// A filter sized from the target and filled with all n keys.
+template <class F>
+auto fill_from_target(u64 n) {
+  return [n](const std::vector<u64>& keys) {
     auto f = std::make_unique<F>(bloomery::target{n, kFpr});
     for (const u64& key : keys) {
-      if (!insert(*f, key)) {
+      if (!insert_key(*f, key)) {
         std::fprintf(stderr, "bloomery-bench-family: insert refused at n = %llu\n",
                      static_cast<unsigned long long>(n));
         std::abort();
@@ -358,71 +298,40 @@ auto fill_explicit(bloomery::bloom_parameters p) {
   };
 }
 
-const auto plain_insert = [](auto& f, const u64& key) {
-  f.insert(key);
-  return true;
-};
+// The insert row and the query rows of a filter sized from the target.
+template <class F>
+void register_sized(const std::string& name, u64 n) {
+  register_insert<F>(name, n, [](F& f, const u64& key) { return insert_key(f, key); });
+  register_queries<F>(name, n, fill_from_target<F>(n), true);
+}
 
 void register_size(u64 n) {
-  using bloomery::blocked_bloom_filter;
-  using bloomery::bloom_filter;
+  using namespace bloomery;
 
-  register_insert<bloom_filter>("bloom", n, plain_insert);
-  register_queries<bloom_filter>("bloom", n, fill_from_target<bloom_filter>(n, plain_insert), true);
-
+  register_sized<bloom_filter>("bloom", n);
   // blocked-portable shares the blocked filter (the same bits); only the query path differs.
   // Inserts have no SIMD path, so blocked-portable has no insert row.
-  register_insert<blocked_bloom_filter>("blocked", n, plain_insert);
-  const auto blocked = fill_from_target<blocked_bloom_filter>(n, plain_insert);
-  register_queries<blocked_bloom_filter>("blocked", n, blocked, true);
-  register_queries<blocked_bloom_filter>("blocked-portable", n, blocked, true, true, "blocked");
+  register_sized<blocked_bloom_filter>("blocked", n);
+  register_queries<blocked_bloom_filter>(
+      "blocked-portable", n, fill_from_target<blocked_bloom_filter>(n), true, true, "blocked");
+  register_sized<counting_bloom_filter>("counting", n);
+  register_sized<cuckoo_filter>("cuckoo", n);
+  register_sized<scalable_bloom_filter>("scalable", n);
 
-#ifdef BLOOMERY_BENCH_HAVE_COUNTING
-  using bloomery::counting_bloom_filter;
-  register_insert<counting_bloom_filter>("counting", n, plain_insert);
-  register_queries<counting_bloom_filter>(
-      "counting", n, fill_from_target<counting_bloom_filter>(n, plain_insert), true);
-#endif
-
-#ifdef BLOOMERY_BENCH_HAVE_CUCKOO
-  using bloomery::cuckoo_filter;
-  const auto cuckoo_insert = [](cuckoo_filter& f, const u64& key) -> bool { return f.insert(key); };
-  register_insert<cuckoo_filter>("cuckoo", n, cuckoo_insert);
-  register_queries<cuckoo_filter>("cuckoo", n, fill_from_target<cuckoo_filter>(n, cuckoo_insert),
-                                  true);
-#endif
-
-#ifdef BLOOMERY_BENCH_HAVE_SCALABLE
-  using bloomery::scalable_bloom_filter;
-  // insert() returns false for a key the filter already answers "possibly present" for (a false
-  // positive among distinct keys): skipped by design, not refused.
-  const auto scalable_insert = [](scalable_bloom_filter& f, const u64& key) {
-    (void)f.insert(key);
-    return true;
-  };
-  register_insert<scalable_bloom_filter>("scalable", n, scalable_insert);
-  register_queries<scalable_bloom_filter>(
-      "scalable", n, fill_from_target<scalable_bloom_filter>(n, scalable_insert), true);
-#endif
-
-#ifdef BLOOMERY_BENCH_HAVE_STATIC
-  using bloomery::static_filter;
   const auto static8 = [](const std::vector<u64>& keys) {
     return std::make_unique<static_filter>(static_filter::build(keys, kFpr));
   };
   const auto static16 = [](const std::vector<u64>& keys) {
-    return std::make_unique<static_filter>(
-        static_filter::build(keys, bloomery::fingerprint_width::bits16));
+    return std::make_unique<static_filter>(static_filter::build(keys, fingerprint_width::bits16));
   };
   register_build<static_filter>("static8", n, static8);
   register_queries<static_filter>("static8", n, static8, true);
   register_build<static_filter>("static16", n, static16);
   register_queries<static_filter>("static16", n, static16, true);
-#endif
 
 #ifdef BLOOMERY_BENCH_HAVE_LEVELDB
   const auto leveldb = [](const std::vector<u64>& keys) {
-    return std::make_unique<leveldb_filter>(keys);
+    return std::make_unique<leveldb_filter>(keys, kLeveldbBitsPerKey);
   };
   register_build<leveldb_filter>("leveldb", n, leveldb);
   register_queries<leveldb_filter>("leveldb", n, leveldb, false);
@@ -434,47 +343,20 @@ void register_size(u64 n) {
                                          fill_explicit<blocked_bloom_filter>(blocked_10b(n)), true);
 }
 
-std::string family_list() {
-  std::string s = "bloom blocked blocked-portable";
-#ifdef BLOOMERY_BENCH_HAVE_COUNTING
-  s += " counting";
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_CUCKOO
-  s += " cuckoo";
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_SCALABLE
-  s += " scalable";
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_STATIC
-  s += " static8 static16";
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
-  s += " leveldb";
-#endif
-  return s;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool huge = take_huge_flag(argc, argv);
+  const bool huge = bloomery::bench::take_huge_flag(argc, argv);
   register_size(1'000'000);
   register_size(10'000'000);
   // 10^8 keys: 800 MB of keys plus every filter (about 2.5 GB in all).
   if (huge) register_size(100'000'000);
-  // The memory phase of the run: latency over an array as large as a 10^7 (and 10^8) filter.
-  bloomery::bench::register_memory_latency(12'000'000);
-  if (huge) bloomery::bench::register_memory_latency(120'000'000);
-
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::AddCustomContext("bloomery.fpr_target", std::to_string(kFpr));
-  benchmark::AddCustomContext("bloomery.keys_per_iteration", std::to_string(kBatch));
-  benchmark::AddCustomContext("bloomery.fpr_probes", std::to_string(kFprProbes));
-  benchmark::AddCustomContext("bloomery.huge", huge ? "1" : "0");
-  benchmark::AddCustomContext("bloomery.family", family_list());
-  benchmark::AddCustomContext("bloomery.avx2", bloomery::simd_available() ? "1" : "0");
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  bloomery::bench::register_memory_latency(huge);
+  std::string family = "bloom blocked blocked-portable counting cuckoo scalable static8 static16";
+#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
+  family += " leveldb";
+#endif
+  return bloomery::bench::run_benchmarks(
+      argc, argv, huge,
+      {{"bloomery.family", family}, {"bloomery.avx2", bloomery::simd_available() ? "1" : "0"}});
 }

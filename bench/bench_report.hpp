@@ -8,8 +8,10 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bloomery/bit_array.hpp"
 
 namespace bloomery::bench {
@@ -54,10 +56,31 @@ inline void bm_memory_latency(benchmark::State& st, std::uint64_t bytes) {
   report_keys(st, kLoads);  // per_key = ns per dependent load
 }
 
-inline void register_memory_latency(std::uint64_t bytes) {
-  benchmark::RegisterBenchmark(("memory_latency/" + std::to_string(bytes)).c_str(),
-                               [bytes](benchmark::State& st) { bm_memory_latency(st, bytes); })
-      ->Unit(benchmark::kMicrosecond);
+// The memory phase of a run: latency over an array as large as a 10^7-key filter, and as a
+// 10^8-key one when the run is --huge.
+inline void register_memory_latency(bool huge) {
+  for (const std::uint64_t bytes : {std::uint64_t{12'000'000}, std::uint64_t{120'000'000}}) {
+    if (bytes > 12'000'000 && !huge) continue;
+    benchmark::RegisterBenchmark(("memory_latency/" + std::to_string(bytes)).c_str(),
+                                 [bytes](benchmark::State& st) { bm_memory_latency(st, bytes); })
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+// Runs the registered benchmarks with the run's constants in the JSON context, where the
+// summarizers read them; returns main's exit code.
+inline int run_benchmarks(int argc, char** argv, bool huge,
+                          const std::vector<std::pair<std::string, std::string>>& context = {}) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("bloomery.fpr_target", std::to_string(kFpr));
+  benchmark::AddCustomContext("bloomery.keys_per_iteration", std::to_string(kBatch));
+  benchmark::AddCustomContext("bloomery.fpr_probes", std::to_string(kFprProbes));
+  benchmark::AddCustomContext("bloomery.huge", huge ? "1" : "0");
+  for (const auto& [key, value] : context) benchmark::AddCustomContext(key, value);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }
 
 }  // namespace bloomery::bench

@@ -32,19 +32,11 @@
 
 namespace {
 
-using bloomery::bench::mix;
+using namespace bloomery::bench;
 
 using u64 = std::uint64_t;
 
-constexpr u64 kFprBase = u64{1} << 41;
-constexpr u64 kSeed = 0x0123456789abcdefULL;
 constexpr std::array<double, 6> kTargets = {0.1, 0.03, 0.01, 0.003, 0.001, 0.0001};
-
-std::vector<u64> make_keys(u64 first, std::size_t count) {
-  std::vector<u64> keys(count);
-  for (std::size_t i = 0; i < count; ++i) keys[i] = mix(kSeed, first + i);
-  return keys;
-}
 
 struct options {
   u64 keys = 1'000'000;
@@ -86,7 +78,7 @@ options parse(int argc, char** argv) {
 class sweep {
  public:
   explicit sweep(const options& o)
-      : n_(o.keys), present_(make_keys(0, o.keys)), probes_(make_keys(kFprBase, o.probes)) {}
+      : n_(o.keys), present_(keys_at(0, o.keys)), probes_(keys_at(kFprBase, o.probes)) {}
 
   u64 n() const { return n_; }
   const std::vector<u64>& keys() const { return present_; }
@@ -135,42 +127,18 @@ class sweep {
   std::vector<u64> probes_;
 };
 
-// Builds F from target{capacity, p}, inserts every key with `insert` and measures it.
-template <class F, class Insert>
-void from_target(sweep& s, double p, u64 capacity, Insert insert, const std::string& note = "") {
+// Builds F from target{capacity, p}, inserts every key and measures it.
+template <class F>
+void from_target(sweep& s, double p, u64 capacity, const std::string& note = "") {
   F f(bloomery::target{capacity, p});
-  for (const u64& key : s.keys()) insert(f, key);
+  for (const u64& key : s.keys()) {
+    if (!insert_key(f, key)) {
+      std::fprintf(stderr, "bloomery-fpr-sweep: insert refused (%s)\n", note.c_str());
+      std::exit(1);
+    }
+  }
   s.point(f, p, F::plan(bloomery::target{capacity, p}).parameters + note);
 }
-
-const auto plain_insert = [](auto& f, const u64& key) { f.insert(key); };
-
-#ifdef BLOOMERY_BENCH_HAVE_LEVELDB
-class leveldb_filter {
- public:
-  leveldb_filter(const std::vector<u64>& keys, int bits_per_key)
-      : policy_(leveldb::NewBloomFilterPolicy(bits_per_key)), n_(keys.size()) {
-    std::vector<leveldb::Slice> slices;
-    slices.reserve(keys.size());
-    for (const u64& k : keys) slices.emplace_back(reinterpret_cast<const char*>(&k), sizeof k);
-    policy_->CreateFilter(slices.data(), static_cast<int>(slices.size()), &bits_);
-  }
-  bool may_contain(const u64& key) const {
-    return policy_->KeyMayMatch(leveldb::Slice(reinterpret_cast<const char*>(&key), sizeof key),
-                                leveldb::Slice(bits_));
-  }
-  u64 size_in_bytes() const { return bits_.size(); }
-  std::uint32_t hashes() const { return static_cast<unsigned char>(bits_.back()); }
-  double estimated_fpr() const {
-    return bloomery::false_positive_rate(n_, (bits_.size() - 1) * 8, hashes());
-  }
-
- private:
-  std::unique_ptr<const leveldb::FilterPolicy> policy_;
-  u64 n_;
-  std::string bits_;
-};
-#endif
 
 }  // namespace
 
@@ -195,65 +163,39 @@ int main(int argc, char** argv) try {
   const u64 n = s.n();
 
   s.series("bloom");
-  for (double p : kTargets) {
-    from_target<bloomery::bloom_filter>(s, p, n, plain_insert);
-  }
+  for (double p : kTargets) from_target<bloomery::bloom_filter>(s, p, n);
   s.series("blocked bloom");
-  for (double p : kTargets) {
-    from_target<bloomery::blocked_bloom_filter>(s, p, n, plain_insert);
-  }
-#ifdef BLOOMERY_BENCH_HAVE_COUNTING
+  for (double p : kTargets) from_target<bloomery::blocked_bloom_filter>(s, p, n);
   s.series("counting bloom (4-bit)");
-  for (double p : kTargets) {
-    from_target<bloomery::counting_bloom_filter>(s, p, n, plain_insert);
-  }
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_CUCKOO
+  for (double p : kTargets) from_target<bloomery::counting_bloom_filter>(s, p, n);
   s.series("cuckoo");
   for (double p : kTargets) {
     // Below its floor (16-bit fingerprints at 95% load) the cuckoo filter rejects the target;
     // the point is then taken at the floor.
     const double floor = bloomery::cuckoo_filter::min_fpr();
-    const auto insert = [](bloomery::cuckoo_filter& f, const u64& key) {
-      if (!f.insert(key)) {
-        std::fprintf(stderr, "bloomery-fpr-sweep: cuckoo insert refused\n");
-        std::exit(1);
-      }
-    };
     if (p >= floor) {
-      from_target<bloomery::cuckoo_filter>(s, p, n, insert);
+      from_target<bloomery::cuckoo_filter>(s, p, n);
     } else {
       from_target<bloomery::cuckoo_filter>(
-          s, floor, n, insert,
-          " (target " + bloomery::detail::format_value(p) + " is below the floor)");
+          s, floor, n, " (target " + bloomery::format_value(p) + " is below the floor)");
     }
   }
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_SCALABLE
-  const auto scalable_insert = [](bloomery::scalable_bloom_filter& f, const u64& key) {
-    (void)f.insert(key);
-  };
   s.series("scalable bloom");
-  for (double p : kTargets) {
-    from_target<bloomery::scalable_bloom_filter>(s, p, n, scalable_insert);
-  }
+  for (double p : kTargets) from_target<bloomery::scalable_bloom_filter>(s, p, n);
   s.series("scalable bloom, grown 16x");
   for (double p : kTargets) {
     bloomery::scalable_bloom_filter f(bloomery::target{n / 16, p});
-    for (const u64& key : s.keys()) scalable_insert(f, key);
+    for (const u64& key : s.keys()) insert_key(f, key);
     s.point(
         f, p,
         "n0=" + std::to_string(n / 16) + " sub-filters=" + std::to_string(f.sub_filter_count()));
   }
-#endif
-#ifdef BLOOMERY_BENCH_HAVE_STATIC
   s.series("static (binary fuse)");
   for (const auto width :
        {bloomery::fingerprint_width::bits8, bloomery::fingerprint_width::bits16}) {
     const auto f = bloomery::static_filter::build(s.keys(), width);
     s.point(f, f.estimated_fpr(), "fingerprint=" + std::to_string(f.fingerprint_bits()));
   }
-#endif
 #ifdef BLOOMERY_BENCH_HAVE_LEVELDB
   s.series("LevelDB built-in");
   for (int bits : {4, 6, 8, 10, 12, 15, 20}) {
