@@ -11,23 +11,22 @@
 
 namespace bloomery_cli::explain {
 
-int explain_filter(bloomery::blocked_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+int explain_filter(bloomery::blocked_bloom_filter f, const request& r) {
   using positions_t = bloomery::blocked_positions;
   std::printf(
       "The blocked Bloom filter %s: %llu blocks of %u bits, k = %u bits per key in one block, "
       "%llu bits set.\n",
-      quoted(file).c_str(),
+      quoted(r.file).c_str(),
       static_cast<unsigned long long>(f.bit_count() / positions_t::block_bits),
       positions_t::block_bits, f.hash_count(), static_cast<unsigned long long>(f.set_bit_count()));
-  for (const std::string& key : keys) {
+  for (const std::string& key : r.keys) {
     const positions_t p = bloomery::positions(f, key);
     f.insert(key);
     std::printf("\ninsert %s: block %llu, bits %s of that block; set them to 1.\n",
                 quoted(key).c_str(), static_cast<unsigned long long>(p.block),
                 join(p.bits).c_str());
   }
-  for (const std::string& key : queries) {
+  for (const std::string& key : r.queries) {
     const positions_t p = bloomery::positions(f, key);
     std::printf("\nquery %s: block %llu, bits %s\n", quoted(key).c_str(),
                 static_cast<unsigned long long>(p.block), join(p.bits).c_str());

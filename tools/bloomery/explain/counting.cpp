@@ -11,15 +11,14 @@
 
 namespace bloomery_cli::explain {
 
-int explain_filter(bloomery::counting_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+int explain_filter(bloomery::counting_bloom_filter f, const request& r) {
   std::printf(
       "The counting Bloom filter %s: m = %llu counters of %u bits (at most %llu), k = %u hash "
       "functions, %llu counters nonzero.\n",
-      quoted(file).c_str(), static_cast<unsigned long long>(f.counter_count()), f.counter_bits(),
+      quoted(r.file).c_str(), static_cast<unsigned long long>(f.counter_count()), f.counter_bits(),
       static_cast<unsigned long long>(f.counter_max()), f.hash_count(),
       static_cast<unsigned long long>(f.nonzero_count()));
-  for (const std::string& key : keys) {
+  for (const std::string& key : r.keys) {
     const auto pos = bloomery::positions(f, key).counters;
     std::vector<std::uint64_t> before;
     for (const auto p : pos) before.push_back(f.counter(p));
@@ -33,7 +32,7 @@ int explain_filter(bloomery::counting_bloom_filter f, const std::string& file,
                   now == f.counter_max() ? " (saturated: it stays there, never decremented)" : "");
     }
   }
-  for (const std::string& key : queries) {
+  for (const std::string& key : r.queries) {
     const auto pos = bloomery::positions(f, key).counters;
     std::printf("\nquery %s: counters %s\n", quoted(key).c_str(), join(pos).c_str());
     std::vector<std::uint64_t> zero;

@@ -124,16 +124,15 @@ void explain_query(const bloomery::cuckoo_filter& f, const std::string& key) {
 
 }  // namespace
 
-int explain_filter(bloomery::cuckoo_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+int explain_filter(bloomery::cuckoo_filter f, const request& r) {
   std::printf(
       "The cuckoo filter %s: %llu buckets of %u slots, fingerprints of f = %u bits, %llu stored, "
       "stash %s.\n",
-      quoted(file).c_str(), static_cast<unsigned long long>(f.bucket_count()),
+      quoted(r.file).c_str(), static_cast<unsigned long long>(f.bucket_count()),
       bloomery::cuckoo_filter::bucket_slots, f.fingerprint_bits(),
       static_cast<unsigned long long>(f.approximate_count()), stash_text(f).c_str());
-  for (const std::string& key : keys) explain_insert(f, key);
-  for (const std::string& key : queries) explain_query(f, key);
+  for (const std::string& key : r.keys) explain_insert(f, key);
+  for (const std::string& key : r.queries) explain_query(f, key);
   return 0;
 }
 

@@ -47,12 +47,11 @@ void draw_bits(const bloomery::bloom_filter& f) {
 }
 
 // A classic filter: each key sets k bits of one array; a query is "no" when one of its bits is 0.
-int walk_bloom(bloomery::bloom_filter f, const std::vector<std::string>& keys,
-               const std::vector<std::string>& queries) {
+int walk_bloom(bloomery::bloom_filter f, const request& r) {
   draw_bits(f);
   // Which inserted keys set each bit, to explain the answers.
   std::vector<std::pair<std::uint64_t, std::string>> setters;
-  for (const std::string& key : keys) {
+  for (const std::string& key : r.keys) {
     const auto pos = bloomery::positions(f, key).bits;
     f.insert(key);
     std::printf("\ninsert %s: its %u hashes give bits %s; set them to 1.\n", quoted(key).c_str(),
@@ -60,7 +59,7 @@ int walk_bloom(bloomery::bloom_filter f, const std::vector<std::string>& keys,
     for (const auto p : pos) setters.emplace_back(p, key);
     draw_bits(f);
   }
-  for (const std::string& key : queries) {
+  for (const std::string& key : r.queries) {
     const auto pos = bloomery::positions(f, key).bits;
     std::printf("\nquery %s: bits %s\n", quoted(key).c_str(), join(pos).c_str());
     std::vector<std::uint64_t> clear;
@@ -87,12 +86,11 @@ int walk_bloom(bloomery::bloom_filter f, const std::vector<std::string>& keys,
 
 }  // namespace
 
-int explain_filter(bloomery::bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+int explain_filter(bloomery::bloom_filter f, const request& r) {
   std::printf("The Bloom filter %s: m = %llu bits, k = %u hash functions, %llu bits set.\n",
-              quoted(file).c_str(), static_cast<unsigned long long>(f.bit_count()), f.hash_count(),
-              static_cast<unsigned long long>(f.set_bit_count()));
-  return walk_bloom(std::move(f), keys, queries);
+              quoted(r.file).c_str(), static_cast<unsigned long long>(f.bit_count()),
+              f.hash_count(), static_cast<unsigned long long>(f.set_bit_count()));
+  return walk_bloom(std::move(f), r);
 }
 
 namespace {
@@ -106,7 +104,7 @@ struct explain_args {
 };
 
 int cmd_explain(const explain_args& a) {
-  std::vector<std::string> keys = a.args;
+  request r{{}, a.args, a.queries};
   if (a.m || a.k) {
     if (!a.m || !a.k) throw cli_error("explain: -m and -k go together");
     bloomery::check_bits(*a.m, "-m");
@@ -114,14 +112,14 @@ int cmd_explain(const explain_args& a) {
     bloomery::bloom_filter f(bloomery::bloom_parameters{*a.m, *a.k}, parse_seed(a.seed));
     std::printf("An empty Bloom filter of m = %llu bits with k = %u hash functions.\n",
                 static_cast<unsigned long long>(*a.m), *a.k);
-    return walk_bloom(std::move(f), keys, a.queries);
+    return walk_bloom(std::move(f), r);
   }
-  if (keys.empty()) throw cli_error("explain: give -m BITS -k HASHES or a filter FILE");
-  const std::string file = keys.front();
-  keys.erase(keys.begin());
-  bloomery::any_filter loaded = load_filter(file);
+  if (r.keys.empty()) throw cli_error("explain: give -m BITS -k HASHES or a filter FILE");
+  r.file = r.keys.front();
+  r.keys.erase(r.keys.begin());
+  bloomery::any_filter loaded = load_filter(r.file);
   if (!a.seed.empty()) throw cli_error("--seed: a filter file brings its own seed");
-  return loaded.visit([&](auto& f) { return explain_filter(std::move(f), file, keys, a.queries); });
+  return loaded.visit([&](auto& f) { return explain_filter(std::move(f), r); });
 }
 
 }  // namespace

@@ -33,19 +33,20 @@ inline bool bit_set_in(std::span<const std::uint64_t> words, std::uint64_t i) {
   return ((words[i / 64] >> (i % 64)) & 1) != 0;
 }
 
-// The walk-through for a filter loaded from `file`, one overload per kind: `keys` inserted (in
-// memory only; the file is not changed), then `queries` tested. Return the exit status.
-int explain_filter(bloomery::bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
-int explain_filter(bloomery::blocked_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
-int explain_filter(bloomery::counting_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
-int explain_filter(bloomery::cuckoo_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
-int explain_filter(bloomery::scalable_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
-int explain_filter(bloomery::static_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries);
+// What explain was asked: the filter file (empty for a new filter from -m and -k), the keys to
+// insert (in memory only; the file is not changed), then the keys to query.
+struct request {
+  std::string file;
+  std::vector<std::string> keys;
+  std::vector<std::string> queries;
+};
+
+// The walk-through for a filter loaded from r.file, one overload per kind. Return the exit status.
+int explain_filter(bloomery::bloom_filter f, const request& r);
+int explain_filter(bloomery::blocked_bloom_filter f, const request& r);
+int explain_filter(bloomery::counting_bloom_filter f, const request& r);
+int explain_filter(bloomery::cuckoo_filter f, const request& r);
+int explain_filter(bloomery::scalable_bloom_filter f, const request& r);
+int explain_filter(bloomery::static_filter f, const request& r);
 
 }  // namespace bloomery_cli::explain

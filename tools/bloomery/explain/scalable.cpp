@@ -91,18 +91,17 @@ void explain_query(const bloomery::scalable_bloom_filter& f, const std::string& 
 
 }  // namespace
 
-int explain_filter(bloomery::scalable_bloom_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
+int explain_filter(bloomery::scalable_bloom_filter f, const request& r) {
   std::printf(
       "The scalable Bloom filter %s: %zu sub-filter%s (growth %s, tightening %s), %llu keys.\n",
-      quoted(file).c_str(), f.sub_filter_count(), f.sub_filter_count() == 1 ? "" : "s",
+      quoted(r.file).c_str(), f.sub_filter_count(), f.sub_filter_count() == 1 ? "" : "s",
       fmt_real(f.options().growth).c_str(), fmt_real(f.options().tightening).c_str(),
       static_cast<unsigned long long>(f.inserted()));
   for (std::size_t i = f.sub_filter_count(); i-- > 0;) {
     std::printf("  %s\n", sub_filter_text(f, i).c_str());
   }
-  for (const std::string& key : keys) explain_insert(f, key);
-  for (const std::string& key : queries) explain_query(f, key);
+  for (const std::string& key : r.keys) explain_insert(f, key);
+  for (const std::string& key : r.queries) explain_query(f, key);
   return 0;
 }
 

@@ -52,21 +52,21 @@ void explain_query(const bloomery::static_filter& f, const std::string& key) {
 
 }  // namespace
 
-int explain_filter(bloomery::static_filter f, const std::string& file,
-                   const std::vector<std::string>& keys, const std::vector<std::string>& queries) {
-  if (!keys.empty()) {
-    throw cli_error(quoted(file) + ": a static filter takes no inserts, so explain cannot insert " +
-                    quoted(keys.front()) + "; give the keys to test with --query");
+int explain_filter(bloomery::static_filter f, const request& r) {
+  if (!r.keys.empty()) {
+    throw cli_error(quoted(r.file) +
+                    ": a static filter takes no inserts, so explain cannot insert " +
+                    quoted(r.keys.front()) + "; give the keys to test with --query");
   }
   std::printf(
       "The static (binary fuse) filter %s: %llu keys, %u-bit fingerprints in %llu slots (%llu "
       "segments of %u), built once from its keys: it takes no inserts.\n",
-      quoted(file).c_str(), static_cast<unsigned long long>(f.key_count()), f.fingerprint_bits(),
+      quoted(r.file).c_str(), static_cast<unsigned long long>(f.key_count()), f.fingerprint_bits(),
       static_cast<unsigned long long>(f.array_length()),
       static_cast<unsigned long long>(f.array_length() /
                                       std::max<std::uint32_t>(1, f.segment_length())),
       f.segment_length());
-  for (const std::string& key : queries) {
+  for (const std::string& key : r.queries) {
     if (f.array_length() == 0) {
       std::printf("\nquery %s\n", quoted(key).c_str());
       definitely_not("the filter holds no keys");
