@@ -12,7 +12,9 @@
 // demo double-checks every positive answer against the sorted inserted keys anyway.
 #include <bloomery/bloomery.hpp>
 
-#include "demo_support.hpp"
+#include <bloomery/support/keys.hpp>
+#include <bloomery/support/table.hpp>
+#include <bloomery/support/text.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -29,7 +31,8 @@
 
 namespace {
 
-using namespace bloomery_demo;
+using namespace bloomery::support;
+using u64 = std::uint64_t;
 using clock_type = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------------------------------------
@@ -66,40 +69,10 @@ std::string pct_short(double p) {
   return fmt("%g%%", p * 100.0);
 }
 
-// Right-aligned plain-text table.
-class table {
- public:
-  explicit table(std::vector<std::string> header) : header_(std::move(header)) {}
-  void row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-  void print() const {
-    std::vector<std::size_t> width(header_.size(), 0);
-    auto widen = [&](const std::vector<std::string>& r) {
-      for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
-        width[c] = std::max(width[c], r[c].size());
-      }
-    };
-    widen(header_);
-    for (const auto& r : rows_) widen(r);
-    auto line = [&](const std::vector<std::string>& r) {
-      std::string s = " ";
-      for (std::size_t c = 0; c < width.size(); ++c) {
-        const std::string& cell = c < r.size() ? r[c] : std::string();
-        s.append(2 + width[c] - cell.size(), ' ').append(cell);
-      }
-      s.erase(s.find_last_not_of(' ') + 1);
-      std::printf("%s\n", s.c_str());
-    };
-    line(header_);
-    std::string rule = " ";
-    for (std::size_t w : width) rule.append("  ").append(w, '-');
-    std::printf("%s\n", rule.c_str());
-    for (const auto& r : rows_) line(r);
-  }
-
- private:
-  std::vector<std::string> header_;
-  std::vector<std::vector<std::string>> rows_;
-};
+// Right-aligned plain-text tables, the header underlined.
+text_table table(std::vector<std::string> header) {
+  return text_table(std::move(header), {.indent = 3, .gap = 2});
+}
 
 // ------------------------------------------------------------------------------------------------
 // Measurement
@@ -266,8 +239,8 @@ class demo {
         "1. Bits per key and false-positive rate by target p (n = %s keys; m = ceil(n * -ln p / "
         "(ln 2)^2), k = round((m/n) ln 2)).\n",
         grouped(n_).c_str());
-    table t({"target p", "bits/key theory", "bits/key built", "+bits vs prev", "k", "FPR theory",
-             "FPR measured", "95% CI", "z", "absent probes", "false neg"});
+    auto t = table({"target p", "bits/key theory", "bits/key built", "+bits vs prev", "k",
+                    "FPR theory", "FPR measured", "95% CI", "z", "absent probes", "false neg"});
     const double targets[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5};
     std::optional<bloomery::bloom_filter> one_percent;
     double prev_built = 0;
@@ -321,7 +294,7 @@ class demo {
         grouped(keys).c_str());
     const bloomery::bloom_filter f({.capacity = keys, .fpr = p});
     const double theory_bits = static_cast<double>(keys) * bloomery::bits_per_key(p);
-    table t({"quantity", "theory", "built"});
+    auto t = table({"quantity", "theory", "built"});
     t.row({"bits (m)", grouped1(theory_bits), grouped(f.bit_count())});
     t.row({"hashes (k)", fmt("%.3f", theory_bits / keys * std::log(2.0)),
            std::to_string(f.hash_count())});
@@ -351,8 +324,8 @@ class demo {
         "k.\n",
         grouped(m).c_str(), grouped(n_).c_str(), static_cast<double>(m) / static_cast<double>(n_),
         k_real, std::to_string(k_opt).c_str(), grouped(probes).c_str());
-    table t({"k", "FPR theory", "FPR measured", "95% CI", "z", "vs theory at k_opt", "fill_ratio",
-             "false neg", ""});  // last column: the k_opt marker
+    auto t = table({"k", "FPR theory", "FPR measured", "95% CI", "z", "vs theory at k_opt",
+                    "fill_ratio", "false neg", ""});  // last column: the k_opt marker
     const double best_theory =
         bloomery::false_positive_rate(n_, m, static_cast<std::uint32_t>(k_opt));
     double best_measured = 1;
@@ -400,9 +373,9 @@ class demo {
         "more distinct keys.\n   %s absent probes per row; estimated_fpr() = fill^k, "
         "FPR theory = (1 - e^(-kn/m))^k with the true n.\n",
         grouped(f.capacity()).c_str(), grouped(probes).c_str());
-    table t({"keys inserted", "% of capacity", "fill_ratio", "fill theory", "approximate_count",
-             "count error", "estimated_fpr", "FPR theory", "FPR measured", "95% CI", "z",
-             "is_over_capacity"});
+    auto t = table({"keys inserted", "% of capacity", "fill_ratio", "fill theory",
+                    "approximate_count", "count error", "estimated_fpr", "FPR theory",
+                    "FPR measured", "95% CI", "z", "is_over_capacity"});
     const double m = static_cast<double>(f.bit_count());
     const double k = static_cast<double>(f.hash_count());
     u64 inserted = n_;
