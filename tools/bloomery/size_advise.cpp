@@ -46,13 +46,24 @@ std::string plan_json(const bloomery::filter_plan& p) {
          ", \"parameters\": " + json_string(p.parameters);
 }
 
-struct size_args {
+// What size and advise both take: the target -n keys at -p, and --json.
+struct target_args {
   std::uint64_t n = 0;
   double p = 0;
   bool json = false;
 };
 
-int cmd_size(const size_args& a) {
+// The subcommand of a command that plans for a target, with -n and -p (the caller adds --json
+// where its --help lists it).
+CLI::App* add_target_command(CLI::App& app, const char* name, const char* description,
+                             target_args& t) {
+  CLI::App* cmd = app.add_subcommand(name, description);
+  cmd->add_option("-n,--capacity", t.n, "keys")->required();
+  cmd->add_option("-p,--fpr", t.p, "target false-positive rate, in (0, 1)")->required();
+  return cmd;
+}
+
+int cmd_size(const target_args& a) {
   check_target(a.n, a.p);
   const auto rows = plans({a.n, a.p}, bloomery::filter_types{});
   if (a.json) {
@@ -82,10 +93,8 @@ int cmd_size(const size_args& a) {
   return 0;
 }
 
-struct advise_args {
-  std::uint64_t n = 0;
-  double p = 0;
-  bool deletes = false, static_set = false, grows = false, json = false;
+struct advise_args : target_args {
+  bool deletes = false, static_set = false, grows = false;
   double key_bytes = 16;
 };
 
@@ -123,10 +132,9 @@ int cmd_advise(const advise_args& a) {
 }  // namespace
 
 command register_size(CLI::App& app) {
-  auto a = std::make_shared<size_args>();
-  CLI::App* cmd = app.add_subcommand("size", "memory and parameters of every kind for n keys at p");
-  cmd->add_option("-n,--capacity", a->n, "keys")->required();
-  cmd->add_option("-p,--fpr", a->p, "target false-positive rate, in (0, 1)")->required();
+  auto a = std::make_shared<target_args>();
+  CLI::App* cmd =
+      add_target_command(app, "size", "memory and parameters of every kind for n keys at p", *a);
   cmd->add_flag("--json", a->json, "JSON output");
   cmd->footer(
       "Examples:\n  bloomery size -n 5000000 -p 0.01\n  bloomery size -n 1000000 -p 1e-4 --json");
@@ -135,9 +143,8 @@ command register_size(CLI::App& app) {
 
 command register_advise(CLI::App& app) {
   auto a = std::make_shared<advise_args>();
-  CLI::App* cmd = app.add_subcommand("advise", "which filter kind to use, ranked by memory");
-  cmd->add_option("-n,--capacity", a->n, "keys")->required();
-  cmd->add_option("-p,--fpr", a->p, "target false-positive rate, in (0, 1)")->required();
+  CLI::App* cmd =
+      add_target_command(app, "advise", "which filter kind to use, ranked by memory", *a);
   cmd->add_flag("--deletes", a->deletes, "keys are removed as well as added");
   cmd->add_flag("--static", a->static_set, "the key set is known once and never changes");
   cmd->add_flag("--grows", a->grows, "the key count may exceed -n many times");
