@@ -212,11 +212,11 @@ void run_databases(const bench_options& o, const std::vector<contender>& cs,
     const counting_policy counted(*cs[p].policy);
     counting_env env;
     const leveldb::Options options = options_with(&counted, &env);
-    auto db = open_db(options, dir.sub(std::to_string(p)));
+    auto db = open_db(options, dir / std::to_string(p));
     std::fprintf(stderr, "building the %s database...\n", cs[p].name.c_str());
     fill_db(*db, o.keys, o.value_size);
     db.reset();
-    db = open_db(options, dir.sub(std::to_string(p)));
+    db = open_db(options, dir / std::to_string(p));
     warm_up(*db, o);
     counted.reset_checks();
     env.reads = 0;
@@ -238,7 +238,7 @@ void run_databases(const bench_options& o, const std::vector<contender>& cs,
   constexpr std::size_t chunk = 5000;
   std::vector<std::unique_ptr<leveldb::DB>> dbs;
   for (std::size_t p = 0; p < cs.size(); ++p) {
-    dbs.push_back(open_db(options_with(cs[p].policy.get()), dir.sub(std::to_string(p))));
+    dbs.push_back(open_db(options_with(cs[p].policy.get()), dir / std::to_string(p)));
     warm_up(*dbs.back(), o);
   }
   const std::size_t queries = absent.size();
@@ -382,7 +382,7 @@ int run_benchmark(int argc, char** argv) {
            {20, 20}, {35, 35}, {50, 50}, {75, 75}, {100, 100}, {20, 100}}) {
     rows.push_back(measure_filters(cs, lo, hi));
   }
-  const temp_dir dir("bench");
+  const temp_dir dir("bloomery-leveldb-bench");
   std::vector<db_result> results;
   run_databases(o, cs, results, dir);
   if (o.json) {

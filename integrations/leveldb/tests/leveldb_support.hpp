@@ -1,5 +1,6 @@
 // Shared by the LevelDB tests and the benchmark: key and value streams, a policy wrapper and an Env
-// wrapper that count what LevelDB does, temporary directories and database helpers.
+// wrapper that count what LevelDB does, and database helpers. The splitmix64 finalizer and
+// temporary directories are the support target's (support/).
 #pragma once
 
 #include <leveldb/db.h>
@@ -8,7 +9,8 @@
 #include <leveldb/options.h>
 #include <leveldb/slice.h>
 #include <leveldb/write_batch.h>
-#include <unistd.h>
+#include <bloomery/support/keys.hpp>
+#include <bloomery/support/temp_dir.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -21,11 +23,11 @@
 
 namespace bloomery::leveldb_test {
 
+using support::temp_dir;
+
 // The splitmix64 finalizer: a bijection on 64 bits, so distinct indices give distinct keys.
 inline std::uint64_t mix(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return support::splitmix64_mix(z);
 }
 
 // Key i: 16 hex digits of a well-mixed 64-bit value. Keys are spread uniformly over the key space,
@@ -43,7 +45,7 @@ inline std::string value_of(std::uint64_t i, std::size_t size) {
   std::string v(size, '\0');
   std::uint64_t x = i;
   for (std::size_t at = 0; at < size; at += 8) {
-    x = mix(x + 0x9e3779b97f4a7c15ULL);
+    x = mix(x + support::splitmix64_gamma);
     for (std::size_t b = 0; b < 8 && at + b < size; ++b) v[at + b] = static_cast<char>(x >> 8 * b);
   }
   return v;
@@ -114,30 +116,6 @@ class counting_env final : public leveldb::EnvWrapper {
   };
 };
 
-// A fresh directory under the system's temporary directory, removed with everything in it.
-class temp_dir {
- public:
-  explicit temp_dir(const std::string& tag) {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("bloomery-leveldb-" + tag + "-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-  ~temp_dir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string path() const { return path_.string(); }
-  std::string sub(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 inline leveldb::Options options_with(const leveldb::FilterPolicy* policy,
                                      leveldb::Env* env = nullptr) {
   leveldb::Options o;
@@ -148,10 +126,12 @@ inline leveldb::Options options_with(const leveldb::FilterPolicy* policy,
 }
 
 inline std::unique_ptr<leveldb::DB> open_db(const leveldb::Options& options,
-                                            const std::string& dir) {
+                                            const std::filesystem::path& dir) {
   leveldb::DB* raw = nullptr;
-  const leveldb::Status s = leveldb::DB::Open(options, dir, &raw);
-  if (!s.ok()) throw std::runtime_error("cannot open LevelDB at " + dir + ": " + s.ToString());
+  const leveldb::Status s = leveldb::DB::Open(options, dir.string(), &raw);
+  if (!s.ok()) {
+    throw std::runtime_error("cannot open LevelDB at " + dir.string() + ": " + s.ToString());
+  }
   return std::unique_ptr<leveldb::DB>(raw);
 }
 

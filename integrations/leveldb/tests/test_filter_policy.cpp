@@ -443,10 +443,10 @@ TEST_P(LevelDbDatabase, WriteCompactReadReopenRead) {
   const auto policy = new_filter_policy({.kind = GetParam()});
   const bloomery::leveldb_test::counting_policy counted(*policy);
   bloomery::leveldb_test::counting_env env;
-  const bloomery::leveldb_test::temp_dir dir(kind_name(GetParam()));
+  const bloomery::leveldb_test::temp_dir dir("bloomery-leveldb-" + kind_name(GetParam()));
   const leveldb::Options options = bloomery::leveldb_test::options_with(&counted, &env);
 
-  auto db = bloomery::leveldb_test::open_db(options, dir.sub("db"));
+  auto db = bloomery::leveldb_test::open_db(options, dir / "db");
   bloomery::leveldb_test::fill_db(*db, n, db_value_size);
   ASSERT_GT(counted.filters.load(), 0u);
   counted.reset_checks();
@@ -467,7 +467,7 @@ TEST_P(LevelDbDatabase, WriteCompactReadReopenRead) {
   EXPECT_LT(fpr, 0.02);
 
   db.reset();  // close, reopen, and read it all again from the files alone
-  db = bloomery::leveldb_test::open_db(options, dir.sub("db"));
+  db = bloomery::leveldb_test::open_db(options, dir / "db");
   ASSERT_NO_FATAL_FAILURE(check_db(*db, n, absent));
   std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
   std::uint64_t count = 0;
@@ -485,15 +485,15 @@ INSTANTIATE_TEST_SUITE_P(Kinds, LevelDbDatabase,
 std::uint64_t checks_when_reopened(const leveldb::FilterPolicy& writer,
                                    const leveldb::FilterPolicy& reader) {
   constexpr std::uint64_t n = 20'000;
-  const bloomery::leveldb_test::temp_dir dir("switch");
+  const bloomery::leveldb_test::temp_dir dir("bloomery-leveldb-switch");
   {
-    auto db = bloomery::leveldb_test::open_db(bloomery::leveldb_test::options_with(&writer),
-                                              dir.sub("db"));
+    auto db =
+        bloomery::leveldb_test::open_db(bloomery::leveldb_test::options_with(&writer), dir / "db");
     bloomery::leveldb_test::fill_db(*db, n, db_value_size);
   }
   const bloomery::leveldb_test::counting_policy counted(reader);
-  auto db = bloomery::leveldb_test::open_db(bloomery::leveldb_test::options_with(&counted),
-                                            dir.sub("db"));
+  auto db =
+      bloomery::leveldb_test::open_db(bloomery::leveldb_test::options_with(&counted), dir / "db");
   check_db(*db, n, n);
   return counted.checks.load();
 }
