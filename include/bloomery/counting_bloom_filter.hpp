@@ -31,6 +31,7 @@
 #include "bloomery/detail/batched_queries.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/detail/counter_array.hpp"
+#include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
@@ -211,7 +212,8 @@ class counting_queries {
 
 }  // namespace detail
 
-class counting_bloom_filter : public detail::counting_queries<counting_bloom_filter> {
+class counting_bloom_filter : public detail::counting_queries<counting_bloom_filter>,
+                              public detail::filter_file<counting_bloom_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::counting_bloom;
   // The read-only form over storage it does not own (map_file, a sub-filter).
@@ -348,21 +350,10 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
   // The raw words (layout in detail/counter_array.hpp), for tests and tools.
   std::span<const std::uint64_t> words() const noexcept { return counters_.words(); }
 
-  // --- file format plumbing (see format.hpp) ---
-  detail::file_image image() const {
-    return {kind, meta_.hash, meta_.inserted, params(meta_),
-            std::as_bytes(std::span(counters_.words()))};
-  }
-  static counting_bloom_filter from_image(const detail::parsed_file& f) {
-    auto meta = read_meta(f);  // validates the payload before it is copied
-    return counting_bloom_filter(std::move(meta), bit_array::from_bytes(f.payload));
-  }
-  static view view_of(const detail::parsed_file& f) {
-    return detail::view_over<view>(read_meta(f), f.payload);
-  }
-
  private:
   friend detail::counting_queries<counting_bloom_filter>;
+  friend detail::filter_file<counting_bloom_filter>;
+  const bit_array& payload() const noexcept { return counters_; }
 
   void insert_hash(hash128 h) noexcept {
     detail::for_each_position(h, meta_.counters, meta_.hashes, [&](std::uint64_t pos) {

@@ -22,6 +22,7 @@
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/detail/cuckoo_core.hpp"
+#include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
@@ -162,7 +163,8 @@ class cuckoo_queries {
 
 }  // namespace detail
 
-class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
+class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>,
+                      public detail::filter_file<cuckoo_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::cuckoo;
   // The read-only form over storage it does not own (map_file, a sub-filter).
@@ -327,21 +329,10 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter> {
   // bucket b holds bits [(4f-4)·b, (4f-4)·(b+1)), laid out as in detail/cuckoo_core.hpp.
   std::span<const std::uint64_t> words() const noexcept { return table_.words(); }
 
-  // --- file format plumbing (see format.hpp) ---
-  detail::file_image image() const {
-    return {kind, meta_.hash, meta_.inserted, params(meta_),
-            std::as_bytes(std::span(table_.words()))};
-  }
-  static cuckoo_filter from_image(const detail::parsed_file& f) {
-    auto meta = read_meta(f);  // validates the payload before it is copied
-    return cuckoo_filter(std::move(meta), bit_array::from_bytes(f.payload));
-  }
-  static view view_of(const detail::parsed_file& f) {
-    return detail::view_over<view>(read_meta(f), f.payload);
-  }
-
  private:
   friend detail::cuckoo_queries<cuckoo_filter>;
+  friend detail::filter_file<cuckoo_filter>;
+  const bit_array& payload() const noexcept { return table_; }
   struct sizing {
     std::uint32_t f;
     std::uint64_t buckets;

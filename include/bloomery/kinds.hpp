@@ -27,21 +27,18 @@ struct kind_info {
   const char* summary;  // what it is good for, in a phrase (advise() and the CLI's `advise`)
 };
 
-// In tag order; `filter_types` below lists the types in the same order.
+// In tag order; `filter_types` below lists the types in the same order. One row per kind, so the
+// table is not wrapped to the column limit.
+// clang-format off
 inline constexpr std::array<kind_info, 6> filter_kinds = {{
-    {filter_kind::bloom, "bloom",
-     "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
-    {filter_kind::blocked_bloom, "blocked",
-     "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
-    {filter_kind::counting_bloom, "counting",
-     "deletes with 4-bit counters: about 4x the classic filter's memory"},
-    {filter_kind::cuckoo, "cuckoo",
-     "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
-    {filter_kind::scalable_bloom, "scalable",
-     "grows by adding sub-filters; sized here for the initial capacity only"},
-    {filter_kind::static_filter, "static",
-     "build once from all keys: the smallest, but no inserts afterwards"},
+    {filter_kind::bloom,          "bloom",    "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
+    {filter_kind::blocked_bloom,  "blocked",  "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
+    {filter_kind::counting_bloom, "counting", "deletes with 4-bit counters: about 4x the classic filter's memory"},
+    {filter_kind::cuckoo,         "cuckoo",   "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
+    {filter_kind::scalable_bloom, "scalable", "grows by adding sub-filters; sized here for the initial capacity only"},
+    {filter_kind::static_filter,  "static",   "build once from all keys: the smallest, but no inserts afterwards"},
 }};
+// clang-format on
 
 constexpr const kind_info& info_of(filter_kind kind) noexcept {
   for (const kind_info& k : filter_kinds) {

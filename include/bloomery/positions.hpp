@@ -84,13 +84,20 @@ struct static_positions {
   friend bool operator==(const static_positions&, const static_positions&) = default;
 };
 
+namespace detail {
+// The k positions in [0, m) of the classic and counting filters (and each scalable sub-filter).
+inline std::vector<std::uint64_t> double_hash_positions(hash128 h, std::uint64_t m,
+                                                        std::uint32_t k) {
+  std::vector<std::uint64_t> out;
+  out.reserve(k);
+  for_each_position(h, m, k, [&](std::uint64_t i) { out.push_back(i); });
+  return out;
+}
+}  // namespace detail
+
 template <filter_or_view_of<bloom_filter> F, hashable_key K>
 bloom_positions positions(const F& f, const K& key) {
-  bloom_positions p;
-  p.bits.reserve(f.hash_count());
-  detail::for_each_position(hash_key(f.hash(), key), f.bit_count(), f.hash_count(),
-                            [&](std::uint64_t i) { p.bits.push_back(i); });
-  return p;
+  return {detail::double_hash_positions(hash_key(f.hash(), key), f.bit_count(), f.hash_count())};
 }
 
 template <filter_or_view_of<blocked_bloom_filter> F, hashable_key K>
@@ -108,11 +115,8 @@ blocked_positions positions(const F& f, const K& key) {
 
 template <filter_or_view_of<counting_bloom_filter> F, hashable_key K>
 counting_positions positions(const F& f, const K& key) {
-  counting_positions p;
-  p.counters.reserve(f.hash_count());
-  detail::for_each_position(hash_key(f.hash(), key), f.counter_count(), f.hash_count(),
-                            [&](std::uint64_t i) { p.counters.push_back(i); });
-  return p;
+  return {
+      detail::double_hash_positions(hash_key(f.hash(), key), f.counter_count(), f.hash_count())};
 }
 
 template <filter_or_view_of<cuckoo_filter> F, hashable_key K>

@@ -33,6 +33,7 @@
 #include "bloomery/bit_array.hpp"
 #include "bloomery/bloom_filter.hpp"
 #include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
@@ -272,7 +273,8 @@ class scalable_queries {
 
 }  // namespace detail
 
-class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_filter> {
+class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_filter>,
+                              public detail::filter_file<scalable_bloom_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::scalable_bloom;
   static constexpr std::uint32_t max_sub_filters = detail::scalable_max_sub_filters;
@@ -413,21 +415,10 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
   // The concatenated sub-filter words (sub-filter i starts at sub_filter(i)'s offset), for tools.
   std::span<const std::uint64_t> words() const noexcept { return storage_.words(); }
 
-  // --- file format plumbing (see format.hpp) ---
-  detail::file_image image() const {
-    return {kind, meta_.hash, inserted(), params(meta_),
-            std::as_bytes(std::span(storage_.words()))};
-  }
-  static scalable_bloom_filter from_image(const detail::parsed_file& f) {
-    auto meta = read_meta(f);  // validates the payload before it is copied
-    return scalable_bloom_filter(std::move(meta), bit_array::from_bytes(f.payload));
-  }
-  static view view_of(const detail::parsed_file& f) {
-    return detail::view_over<view>(read_meta(f), f.payload);
-  }
-
  private:
   friend detail::scalable_queries<scalable_bloom_filter>;
+  friend detail::filter_file<scalable_bloom_filter>;
+  const bit_array& payload() const noexcept { return storage_; }
   scalable_bloom_filter(detail::scalable_meta m, bit_array storage)
       : storage_(std::move(storage)), meta_(std::move(m)) {}
 

@@ -24,6 +24,7 @@
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/detail/static_core.hpp"
 #include "bloomery/format.hpp"
@@ -158,7 +159,8 @@ class static_queries {
 
 }  // namespace detail
 
-class static_filter : public detail::static_queries<static_filter> {
+class static_filter : public detail::static_queries<static_filter>,
+                      public detail::filter_file<static_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::static_filter;
   // The read-only form over storage it does not own (map_file, a sub-filter).
@@ -209,23 +211,12 @@ class static_filter : public detail::static_queries<static_filter> {
            a.slots_ == b.slots_;
   }
 
-  // --- file format plumbing (see format.hpp) ---
-  detail::file_image image() const {
-    return {kind, meta_.hash, meta_.inserted, params(meta_),
-            std::as_bytes(std::span(slots_.words()))};
-  }
-  static static_filter from_image(const detail::parsed_file& f) {
-    static_filter s;
-    s.meta_ = read_meta(f);
-    s.slots_ = bit_array::from_bytes(f.payload);
-    return s;
-  }
-  static view view_of(const detail::parsed_file& f) {
-    return detail::view_over<view>(read_meta(f), f.payload);
-  }
-
  private:
   friend detail::static_queries<static_filter>;
+  friend detail::filter_file<static_filter>;
+  const bit_array& payload() const noexcept { return slots_; }
+  static_filter(detail::static_meta m, bit_array slots)
+      : slots_(std::move(slots)), meta_(std::move(m)) {}
 
   const unsigned char* storage() const noexcept {
     return reinterpret_cast<const unsigned char*>(slots_.data());

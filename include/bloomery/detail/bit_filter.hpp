@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
@@ -125,7 +126,8 @@ class bit_filter_queries {
 };
 
 template <class Layout>
-class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layout>> {
+class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layout>>,
+                         public filter_file<basic_bit_filter<Layout>> {
  public:
   static constexpr filter_kind kind = Layout::kind;
   template <class Derived>
@@ -236,19 +238,10 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
     return describe_difference(meta_.hash, other.meta_.hash);
   }
 
-  // --- file format plumbing (see format.hpp and docs/file-format.md) ---
-  file_image image() const {
-    return {kind, meta_.hash, meta_.inserted, params(meta_),
-            std::as_bytes(std::span(bits_.words()))};
-  }
-  static basic_bit_filter from_image(const parsed_file& f) {
-    auto meta = read_meta(f);  // validates the payload before it is copied
-    return basic_bit_filter(std::move(meta), bit_array::from_bytes(f.payload));
-  }
-  static view view_of(const parsed_file& f) { return view_over<view>(read_meta(f), f.payload); }
-
  private:
   friend queries<basic_bit_filter>;
+  friend filter_file<basic_bit_filter>;
+  const bit_array& payload() const noexcept { return bits_; }
   basic_bit_filter(bloom_meta m, bit_array bits) : bits_(std::move(bits)), meta_(std::move(m)) {}
 
   void init(std::uint64_t m, std::uint32_t k, std::uint64_t cap, double fpr, hasher h) {
