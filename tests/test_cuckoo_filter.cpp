@@ -1139,11 +1139,8 @@ TEST(CuckooFormat, RoundTripsAreExact) {
         full_filter_in(false), small_filter_in(true), full_filter_in(true)}) {
     SCOPED_TRACE(std::string(f.semi_sorted() ? "semi-sorted" : "plain") +
                  (f.hash().keyed() ? ", keyed" : "") + (f.is_full() ? ", full" : ""));
-    save(f, dir / "f.cuckoo");
-    const auto loaded = load<cuckoo_filter>(dir / "f.cuckoo");
-    const auto bytes = serialize(f);
-    const auto copy = deserialize<cuckoo_filter>(bytes);
-    EXPECT_EQ(std::filesystem::file_size(dir / "f.cuckoo"), bytes.size());
+    const auto loaded = test::expect_saved_copy(f, dir / "f.cuckoo");
+    const auto copy = deserialize<cuckoo_filter>(serialize(f));
     for (const cuckoo_filter* g : {&loaded, &copy}) {
       test::expect_same_filter(*g, f);
       EXPECT_EQ(g->removed(), f.removed());

@@ -28,12 +28,9 @@ std::string format_error_of(auto&& fn) {
 TEST(Format, SaveLoadRoundTripIsExact) {
   temp_dir dir;
   const bloom_filter f = small_filter();
-  save(f, dir / "f.bloom");
-  const auto g = load<bloom_filter>(dir / "f.bloom");
-  test::expect_same_filter(g, f);
-  for (int i = 0; i < 100; ++i) EXPECT_TRUE(g.may_contain("key-" + std::to_string(i)));
   // The bytes are what serialize() gives, and deserialize() reads them back.
-  test::expect_file_holds_image(f, dir / "f.bloom");
+  const auto g = test::expect_saved_copy(f, dir / "f.bloom");
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(g.may_contain("key-" + std::to_string(i)));
 }
 
 TEST(Format, KeyedFilterRoundTripsWithItsKey) {

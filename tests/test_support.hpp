@@ -181,6 +181,20 @@ double measured_fpr(const F& f, std::uint64_t probes) {
   return static_cast<double>(f.may_contain_many(absent, out)) / static_cast<double>(probes);
 }
 
+// Measures the FPR of f (holding n keys in m bits or counters probed k times) over `probes`
+// absent keys and checks it against the classic formula for that m and k, within fpr_tolerance,
+// and against the filter's own estimate from its state, within 5 sigma of sampling noise alone.
+// Returns the measured rate.
+template <class F>
+double expect_classic_fpr(const F& f, std::uint64_t n, std::uint64_t m, std::uint32_t k,
+                          std::uint64_t probes) {
+  const double measured = measured_fpr(f, probes);
+  const double theory = false_positive_rate(n, m, k);
+  EXPECT_NEAR(measured, theory, fpr_tolerance(theory, probes, m, k, n)) << "n=" << n;
+  EXPECT_NEAR(measured, f.estimated_fpr(), 5 * std::sqrt(theory / static_cast<double>(probes)));
+  return measured;
+}
+
 // expect_batched_matches_single on `count` absent keys followed by `count` keys the filter holds,
 // keys[(i * stride) % keys.size()]: at least those `count` answers are positive.
 template <class F>
@@ -212,6 +226,17 @@ inline void reseal(std::vector<std::byte>& bytes) {
   detail::put<std::uint64_t>(
       bytes.data() + detail::offs::checksum,
       detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+}
+
+// Saves f to `path` and loads it back: the loaded copy is the same filter and the file holds
+// exactly serialize(f). Returns the loaded copy.
+template <class F>
+F expect_saved_copy(const F& f, const std::filesystem::path& path) {
+  save(f, path);
+  F loaded = load<F>(path);
+  expect_same_filter(loaded, f);
+  expect_file_holds_image(f, path);
+  return loaded;
 }
 
 // The format_error message deserialize<F> gives for `image` with `value` written at `offset` and
