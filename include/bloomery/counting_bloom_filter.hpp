@@ -194,10 +194,8 @@ class counting_queries {
   }
 
  private:
-  const counting_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
-  const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).storage();
-  }
+  const counting_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
+  const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
   template <class Lanes>
   std::uint64_t count_lanes(Lanes lanes) const noexcept {
     const std::uint64_t* w = words();
@@ -216,7 +214,6 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
                               public detail::filter_file<counting_bloom_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::counting_bloom;
-  // The read-only form over storage it does not own (map_file, a sub-filter).
   using view = detail::filter_view<detail::counting_queries, detail::counting_meta, std::uint64_t>;
 
   // What remove() did: removed (the key's counters were decremented; saturated ones stay put) or
@@ -332,19 +329,11 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
 
   // Why `other` cannot be merged with this filter; empty when it can.
   std::string incompatibility(const counting_bloom_filter& other) const {
-    if (meta_.counters != other.meta_.counters) {
-      return "counters differ (" + std::to_string(meta_.counters) + " vs " +
-             std::to_string(other.meta_.counters) + ")";
-    }
-    if (meta_.hashes != other.meta_.hashes) {
-      return "hashes differ (" + std::to_string(meta_.hashes) + " vs " +
-             std::to_string(other.meta_.hashes) + ")";
-    }
-    if (meta_.layout.bits != other.meta_.layout.bits) {
-      return "counter bits differ (" + std::to_string(meta_.layout.bits) + " vs " +
-             std::to_string(other.meta_.layout.bits) + ")";
-    }
-    return describe_difference(meta_.hash, other.meta_.hash);
+    return detail::first_difference(
+        {detail::differs("counters", meta_.counters, other.meta_.counters),
+         detail::differs("hashes", meta_.hashes, other.meta_.hashes),
+         detail::differs("counter bits", meta_.layout.bits, other.meta_.layout.bits),
+         describe_difference(meta_.hash, other.meta_.hash)});
   }
 
   // The raw words (layout in detail/counter_array.hpp), for tests and tools.

@@ -148,10 +148,8 @@ class cuckoo_queries {
   }
 
  private:
-  const cuckoo_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
-  const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).storage();
-  }
+  const cuckoo_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
+  const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
   cuckoo_lanes lanes() const noexcept {
     return cuckoo_lanes(meta().fingerprint_bits, meta().semi_sorted);
   }
@@ -167,7 +165,6 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>,
                       public detail::filter_file<cuckoo_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::cuckoo;
-  // The read-only form over storage it does not own (map_file, a sub-filter).
   using view = detail::filter_view<detail::cuckoo_queries, detail::cuckoo_meta, std::uint64_t>;
 
   static constexpr std::uint32_t bucket_slots = detail::cuckoo_bucket_slots;

@@ -265,10 +265,8 @@ class scalable_queries {
   }
 
  private:
-  const scalable_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
-  const std::uint64_t* words() const noexcept {
-    return static_cast<const Derived&>(*this).storage();
-  }
+  const scalable_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
+  const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
 };
 
 }  // namespace detail
@@ -278,7 +276,6 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
  public:
   static constexpr filter_kind kind = filter_kind::scalable_bloom;
   static constexpr std::uint32_t max_sub_filters = detail::scalable_max_sub_filters;
-  // The read-only form over storage it does not own (map_file, a sub-filter).
   using view = detail::filter_view<detail::scalable_queries, detail::scalable_meta, std::uint64_t>;
 
   // Starts with one sub-filter for `t.capacity` keys; the compound FPR stays below `t.fpr` however
@@ -382,28 +379,13 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
   std::string incompatibility(const scalable_bloom_filter& other) const {
     const auto& a = meta_;
     const auto& b = other.meta_;
-    const auto differ = [](const char* what, const std::string& x, const std::string& y) {
-      return std::string(what) + " differ (" + x + " vs " + y + ")";
-    };
-    if (a.options.growth != b.options.growth) {
-      return differ("growth factors", detail::format_value(a.options.growth),
-                    detail::format_value(b.options.growth));
-    }
-    if (a.options.tightening != b.options.tightening) {
-      return differ("tightening ratios", detail::format_value(a.options.tightening),
-                    detail::format_value(b.options.tightening));
-    }
-    if (a.initial_capacity != b.initial_capacity) {
-      return differ("initial capacities", std::to_string(a.initial_capacity),
-                    std::to_string(b.initial_capacity));
-    }
-    if (a.fpr != b.fpr) {
-      return differ("target fprs", detail::format_value(a.fpr), detail::format_value(b.fpr));
-    }
-    if (a.layers.size() != b.layers.size()) {
-      return differ("sub-filter counts", std::to_string(a.layers.size()),
-                    std::to_string(b.layers.size()));
-    }
+    const std::string why = detail::first_difference(
+        {detail::differs("growth factors", a.options.growth, b.options.growth),
+         detail::differs("tightening ratios", a.options.tightening, b.options.tightening),
+         detail::differs("initial capacities", a.initial_capacity, b.initial_capacity),
+         detail::differs("target fprs", a.fpr, b.fpr),
+         detail::differs("sub-filter counts", a.layers.size(), b.layers.size())});
+    if (!why.empty()) return why;
     for (std::size_t i = 0; i < a.layers.size(); ++i) {  // follow from the above; checked anyway
       if (a.layers[i].bits != b.layers[i].bits || a.layers[i].hashes != b.layers[i].hashes) {
         return "sub-filter " + std::to_string(i) + " shapes differ";

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <numbers>
 #include <sstream>
@@ -44,6 +45,20 @@ std::string format_value(T value) {
   out.precision(17);
   out << value;
   return out.str();
+}
+
+// "<what> differ (a vs b)" when a and b differ, else "": the merges' incompatibility messages.
+template <class T>
+std::string differs(const char* what, const T& a, const T& b) {
+  if (a == b) return {};
+  return std::string(what) + " differ (" + format_value(a) + " vs " + format_value(b) + ")";
+}
+// The first non-empty message of a list of checks, or "".
+inline std::string first_difference(std::initializer_list<std::string> whys) {
+  for (const std::string& why : whys) {
+    if (!why.empty()) return why;
+  }
+  return {};
 }
 
 [[noreturn]] inline void invalid(const std::string& what, const std::string& value,

@@ -151,10 +151,8 @@ class static_queries {
   }
 
  private:
-  const static_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
-  const unsigned char* slots() const noexcept {
-    return static_cast<const Derived&>(*this).storage();
-  }
+  const static_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
+  const unsigned char* slots() const noexcept { return as_derived<Derived>(*this).storage(); }
 };
 
 }  // namespace detail
@@ -163,7 +161,6 @@ class static_filter : public detail::static_queries<static_filter>,
                       public detail::filter_file<static_filter> {
  public:
   static constexpr filter_kind kind = filter_kind::static_filter;
-  // The read-only form over storage it does not own (map_file, a sub-filter).
   using view = detail::filter_view<detail::static_queries, detail::static_meta, unsigned char>;
 
   // The empty filter: answers "no" to every key.

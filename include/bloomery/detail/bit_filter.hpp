@@ -119,9 +119,9 @@ class bit_filter_queries {
   }
 
  private:
-  const bloom_meta& meta() const noexcept { return static_cast<const Derived&>(*this).meta_; }
+  const bloom_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
   const std::uint64_t* storage_words() const noexcept {
-    return static_cast<const Derived&>(*this).storage();
+    return as_derived<Derived>(*this).storage();
   }
 };
 
@@ -227,15 +227,9 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
 
   // Why `other` cannot be merged with this filter; empty when it can.
   std::string incompatibility(const basic_bit_filter& other) const {
-    if (meta_.bits != other.meta_.bits) {
-      return "bits differ (" + std::to_string(meta_.bits) + " vs " +
-             std::to_string(other.meta_.bits) + ")";
-    }
-    if (meta_.hashes != other.meta_.hashes) {
-      return "hashes differ (" + std::to_string(meta_.hashes) + " vs " +
-             std::to_string(other.meta_.hashes) + ")";
-    }
-    return describe_difference(meta_.hash, other.meta_.hash);
+    return first_difference({differs("bits", meta_.bits, other.meta_.bits),
+                             differs("hashes", meta_.hashes, other.meta_.hashes),
+                             describe_difference(meta_.hash, other.meta_.hash)});
   }
 
  private:

@@ -9,6 +9,12 @@
 
 namespace bloomery::detail {
 
+// A queries base as its Derived (the owning filter or its view), for reading `meta_` and storage.
+template <class Derived, class Base>
+const Derived& as_derived(const Base& base) noexcept {
+  return static_cast<const Derived&>(base);
+}
+
 // Queries reads `meta_` and `storage()` from its Derived, the owning filter or this view.
 template <template <class> class Queries, class Meta, class Word>
 class filter_view : public Queries<filter_view<Queries, Meta, Word>> {
