@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 #include <bloomery/file.hpp>
+#include <bloomery/format.hpp>
+#include <bloomery/hash.hpp>
+#include <bloomery/sizing.hpp>
 #include <bloomery/support/keys.hpp>
 #include <bloomery/support/temp_dir.hpp>
 
