@@ -42,10 +42,13 @@ inline std::uint64_t count_set_bits(std::span<const std::uint64_t> words) noexce
   return n;
 }
 
-inline void prefetch(const void* p) noexcept {
+// Always inlined, as is every function that only prefetches (the batched-query policies'
+// prefetch()): GCC sees no side effect in such a function and, unless it is inlined early,
+// deletes its calls as dead code, which silently turns a batched loop into a one-at-a-time one.
+[[gnu::always_inline]] inline void prefetch(const void* p) noexcept {
   __builtin_prefetch(p, 0, 3);
 }
-inline void prefetch_for_write(const void* p) noexcept {
+[[gnu::always_inline]] inline void prefetch_for_write(const void* p) noexcept {
   __builtin_prefetch(p, 1, 3);
 }
 

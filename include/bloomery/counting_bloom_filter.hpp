@@ -105,7 +105,7 @@ struct counting_batch_probe {
   const std::uint64_t* words;
   const counting_meta& m;
   hash128 locate(hash128 h) const noexcept { return h; }
-  void prefetch(hash128 h) const noexcept {
+  [[gnu::always_inline]] void prefetch(hash128 h) const noexcept {
     for_each_position(h, m.counters, std::min<std::uint32_t>(2, m.hashes),
                       [&](std::uint64_t pos) { detail::prefetch(words + m.layout.word_of(pos)); });
   }

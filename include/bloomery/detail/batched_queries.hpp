@@ -15,7 +15,7 @@ namespace bloomery::detail {
 
 // A Probe policy answers one key in two steps:
 //   Located locate(hash128) const     where the key's data is (and anything derived once)
-//   void prefetch(const Located&) const
+//   void prefetch(const Located&) const  [[gnu::always_inline]]: see detail::prefetch
 //   bool probe(const Located&) const  the answer, as may_contain gives it
 // `Block` keys are in flight at once. With `prefetching` false (a filter that fits in cache) the
 // keys are answered one by one, with no block to fill.

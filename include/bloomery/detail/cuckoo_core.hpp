@@ -222,8 +222,9 @@ inline void write_bucket(std::uint64_t* words, const cuckoo_lanes& lanes, std::u
 }
 
 // The word addresses a bucket touches, for prefetching.
-inline void prefetch_bucket(const std::uint64_t* words, const cuckoo_lanes& lanes,
-                            std::uint64_t b) noexcept {
+[[gnu::always_inline]] inline void prefetch_bucket(const std::uint64_t* words,
+                                                   const cuckoo_lanes& lanes,
+                                                   std::uint64_t b) noexcept {
   const std::uint64_t bit = std::uint64_t{lanes.stored_bits} * b;
   prefetch(words + (bit >> 6));
   prefetch(words + ((bit + lanes.stored_bits - 1) >> 6));
@@ -350,7 +351,7 @@ struct cuckoo_batch_probe {
   std::uint64_t buckets;
   const cuckoo_stash& stash;
   cuckoo_position locate(hash128 h) const noexcept { return cuckoo_locate(h, lanes.f, buckets); }
-  void prefetch(const cuckoo_position& p) const noexcept {
+  [[gnu::always_inline]] void prefetch(const cuckoo_position& p) const noexcept {
     prefetch_bucket(words, lanes, p.i1);
     prefetch_bucket(words, lanes, p.i2);
   }

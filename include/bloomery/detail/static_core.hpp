@@ -281,7 +281,7 @@ struct fuse_batch_probe {
   const unsigned char* slots;
   const fuse_layout& l;
   std::uint64_t locate(hash128 h) const noexcept { return fuse_hash(h, seed); }
-  void prefetch(std::uint64_t x) const noexcept {
+  [[gnu::always_inline]] void prefetch(std::uint64_t x) const noexcept {
     for (const std::uint64_t at : fuse_positions(x, l).at)
       detail::prefetch(slots + at * sizeof(Slot));
   }
