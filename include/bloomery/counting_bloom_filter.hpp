@@ -208,14 +208,13 @@ class counting_queries {
   }
 };
 
+using counting_file = filter_file<counting_bloom_filter, filter_kind::counting_bloom,
+                                  counting_queries, counting_meta>;
 }  // namespace detail
 
 class counting_bloom_filter : public detail::counting_queries<counting_bloom_filter>,
-                              public detail::filter_file<counting_bloom_filter> {
+                              public detail::counting_file {
  public:
-  static constexpr filter_kind kind = filter_kind::counting_bloom;
-  using view = detail::filter_view<detail::counting_queries, detail::counting_meta, std::uint64_t>;
-
   // What remove() did: removed (the key's counters were decremented; saturated ones stay put) or
   // not_present (a counter is zero, or lower than the number of the key's probes that land on it:
   // the key is certainly absent, and nothing changed).
@@ -341,8 +340,7 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
 
  private:
   friend detail::counting_queries<counting_bloom_filter>;
-  friend detail::filter_file<counting_bloom_filter>;
-  const bit_array& payload() const noexcept { return counters_; }
+  friend detail::counting_file;
 
   void insert_hash(hash128 h) noexcept {
     detail::for_each_position(h, meta_.counters, meta_.hashes, [&](std::uint64_t pos) {

@@ -159,14 +159,11 @@ class cuckoo_queries {
   }
 };
 
+using cuckoo_file = filter_file<cuckoo_filter, filter_kind::cuckoo, cuckoo_queries, cuckoo_meta>;
 }  // namespace detail
 
-class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>,
-                      public detail::filter_file<cuckoo_filter> {
+class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>, public detail::cuckoo_file {
  public:
-  static constexpr filter_kind kind = filter_kind::cuckoo;
-  using view = detail::filter_view<detail::cuckoo_queries, detail::cuckoo_meta, std::uint64_t>;
-
   static constexpr std::uint32_t bucket_slots = detail::cuckoo_bucket_slots;
   static constexpr std::uint32_t min_fingerprint_bits = detail::cuckoo_min_fingerprint_bits;
   static constexpr std::uint32_t max_fingerprint_bits = detail::cuckoo_max_fingerprint_bits;
@@ -328,8 +325,7 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>,
 
  private:
   friend detail::cuckoo_queries<cuckoo_filter>;
-  friend detail::filter_file<cuckoo_filter>;
-  const bit_array& payload() const noexcept { return table_; }
+  friend detail::cuckoo_file;
   struct sizing {
     std::uint32_t f;
     std::uint64_t buckets;

@@ -9,6 +9,7 @@
 //   detail::file_image image() const;                     // what to write
 //   static F from_image(const detail::parsed_file&);      // validates params and payload
 //   using view = ...; static view view_of(const detail::parsed_file&);  // for map_file
+// (detail/filter_file.hpp writes these once for every filter).
 #pragma once
 
 #include <algorithm>

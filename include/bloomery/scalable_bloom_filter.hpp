@@ -269,14 +269,14 @@ class scalable_queries {
   const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
 };
 
+using scalable_file = filter_file<scalable_bloom_filter, filter_kind::scalable_bloom,
+                                  scalable_queries, scalable_meta>;
 }  // namespace detail
 
 class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_filter>,
-                              public detail::filter_file<scalable_bloom_filter> {
+                              public detail::scalable_file {
  public:
-  static constexpr filter_kind kind = filter_kind::scalable_bloom;
   static constexpr std::uint32_t max_sub_filters = detail::scalable_max_sub_filters;
-  using view = detail::filter_view<detail::scalable_queries, detail::scalable_meta, std::uint64_t>;
 
   // Starts with one sub-filter for `t.capacity` keys; the compound FPR stays below `t.fpr` however
   // many keys arrive.
@@ -399,8 +399,7 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
 
  private:
   friend detail::scalable_queries<scalable_bloom_filter>;
-  friend detail::filter_file<scalable_bloom_filter>;
-  const bit_array& payload() const noexcept { return storage_; }
+  friend detail::scalable_file;
   scalable_bloom_filter(detail::scalable_meta m, bit_array storage)
       : storage_(std::move(storage)), meta_(std::move(m)) {}
 

@@ -155,14 +155,12 @@ class static_queries {
   const unsigned char* slots() const noexcept { return as_derived<Derived>(*this).storage(); }
 };
 
+using static_file = filter_file<static_filter, filter_kind::static_filter, static_queries,
+                                static_meta, unsigned char>;
 }  // namespace detail
 
-class static_filter : public detail::static_queries<static_filter>,
-                      public detail::filter_file<static_filter> {
+class static_filter : public detail::static_queries<static_filter>, public detail::static_file {
  public:
-  static constexpr filter_kind kind = filter_kind::static_filter;
-  using view = detail::filter_view<detail::static_queries, detail::static_meta, unsigned char>;
-
   // The empty filter: answers "no" to every key.
   static_filter() = default;
 
@@ -201,6 +199,9 @@ class static_filter : public detail::static_queries<static_filter>,
 
   // Same shape, construction seed, hashing and fingerprints: the two answer every query alike.
   // (target_fpr and inserted are not compared.)
+  // The payload as whole words (the fingerprint slots, then zero padding), as every filter's.
+  std::span<const std::uint64_t> words() const noexcept { return slots_.words(); }
+
   friend bool operator==(const static_filter& a, const static_filter& b) noexcept {
     return a.meta_.fingerprint_bits == b.meta_.fingerprint_bits &&
            a.meta_.layout == b.meta_.layout && a.meta_.seed == b.meta_.seed &&
@@ -210,8 +211,7 @@ class static_filter : public detail::static_queries<static_filter>,
 
  private:
   friend detail::static_queries<static_filter>;
-  friend detail::filter_file<static_filter>;
-  const bit_array& payload() const noexcept { return slots_; }
+  friend detail::static_file;
   static_filter(detail::static_meta m, bit_array slots)
       : slots_(std::move(slots)), meta_(std::move(m)) {}
 

@@ -125,15 +125,22 @@ class bit_filter_queries {
   }
 };
 
+// The queries base of a layout, as the one-parameter template filter_view takes.
+template <class Layout>
+struct bit_queries_of {
+  template <class Derived>
+  using type = bit_filter_queries<Layout, Derived>;
+};
+
+template <class Layout>
+using bit_file = filter_file<basic_bit_filter<Layout>, Layout::kind,
+                             bit_queries_of<Layout>::template type, bloom_meta>;
+
 template <class Layout>
 class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layout>>,
-                         public filter_file<basic_bit_filter<Layout>> {
+                         public bit_file<Layout> {
  public:
-  static constexpr filter_kind kind = Layout::kind;
-  template <class Derived>
-  using queries = bit_filter_queries<Layout, Derived>;
-  // The read-only form over storage it does not own (map_file, a scalable filter's sub-filter).
-  using view = filter_view<queries, bloom_meta, std::uint64_t>;
+  using view = typename bit_file<Layout>::view;
 
   // Sized for `t.capacity` keys at false-positive rate `t.fpr` by the layout's own FPR model.
   explicit basic_bit_filter(target t, hasher h = {}) {
@@ -233,9 +240,8 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
   }
 
  private:
-  friend queries<basic_bit_filter>;
-  friend filter_file<basic_bit_filter>;
-  const bit_array& payload() const noexcept { return bits_; }
+  friend bit_filter_queries<Layout, basic_bit_filter>;
+  friend bit_file<Layout>;
   basic_bit_filter(bloom_meta m, bit_array bits) : bits_(std::move(bits)), meta_(std::move(m)) {}
 
   void init(std::uint64_t m, std::uint32_t k, std::uint64_t cap, double fpr, hasher h) {
