@@ -8,7 +8,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -54,20 +53,6 @@ template <class F, class List>
 struct is_listed;
 template <class F, class... Fs>
 struct is_listed<F, type_list<Fs...>> : std::bool_constant<(std::same_as<F, Fs> || ...)> {};
-
-// Calls fn.template operator()<F>() for the type F whose kind is `kind`.
-template <class Fn, class... Fs>
-decltype(auto) with_kind(filter_kind kind, Fn&& fn, type_list<Fs...>) {
-  using result = decltype(fn.template operator()<std::tuple_element_t<0, std::tuple<Fs...>>>());
-  if constexpr (std::is_void_v<result>) {
-    ((kind == Fs::kind ? (fn.template operator()<Fs>(), true) : false) || ...);
-  } else {
-    std::optional<result> r;
-    ((kind == Fs::kind ? (r.emplace(fn.template operator()<Fs>()), true) : false) || ...);
-    if (!r) fail("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(kind)));
-    return result(std::move(*r));
-  }
-}
 
 }  // namespace detail
 
@@ -125,8 +110,6 @@ class any_filter {
     return std::get_if<F>(&filter_);
   }
 
-  const variant_type& variant() const noexcept { return filter_; }
-
  private:
   variant_type filter_;
 };
@@ -135,8 +118,13 @@ class any_filter {
 // format_error on any malformed input or bytes that are not a bloomery filter.
 inline any_filter deserialize_any(std::span<const std::byte> bytes) {
   const detail::parsed_file parsed = detail::parse(bytes);
-  return detail::with_kind(
-      parsed.kind, [&]<class F>() { return any_filter(F::from_image(parsed)); }, filter_types{});
+  std::optional<any_filter> out;
+  [&]<class... Fs>(type_list<Fs...>) {
+    ((parsed.kind == Fs::kind && (out.emplace(Fs::from_image(parsed)), true)) || ...);
+  }(filter_types{});
+  if (!out)
+    detail::fail("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(parsed.kind)));
+  return std::move(*out);
 }
 
 // Loads a file saved by save(), whatever its kind. Malformed files throw format_error (naming the

@@ -178,7 +178,7 @@ class counting_queries {
   double estimated_fpr() const noexcept { return fpr_from_fill(fill_ratio(), meta().hashes); }
   // True once the estimated count exceeds capacity by more than 1% (as the classic filter).
   bool is_over_capacity() const noexcept {
-    return static_cast<double>(approximate_count()) > 1.01 * static_cast<double>(meta().capacity);
+    return past_capacity(approximate_count(), meta().capacity);
   }
 
   filter_stats stats() const {
@@ -186,7 +186,7 @@ class counting_queries {
     s.bits = meta().counters * meta().layout.bits;
     s.hashes = meta().hashes;
     s.fill_ratio = fill_ratio();
-    s.over_capacity = is_over_capacity();
+    s.over_capacity = past_capacity(s.approximate_count, s.capacity);  // no second count
     s.params = {{"counters", meta().counters},
                 {"counter_bits", std::uint64_t{meta().layout.bits}},
                 {"saturated_counters", saturated_count()}};

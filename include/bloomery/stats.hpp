@@ -44,6 +44,12 @@ struct filter_stats {
 
 namespace detail {
 
+// Whether an estimated key count is past capacity by more than 1%, so that a filter filled exactly
+// to capacity, whose estimate wobbles around it, does not warn.
+inline bool past_capacity(std::uint64_t count, std::uint64_t capacity) noexcept {
+  return static_cast<double>(count) > 1.01 * static_cast<double>(capacity);
+}
+
 // The fields every filter fills the same way, from its common accessors.
 template <class F>
 filter_stats common_stats(const F& f, filter_kind kind) {

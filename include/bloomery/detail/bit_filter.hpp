@@ -101,10 +101,10 @@ class bit_filter_queries {
   }
   // The false-positive rate this filter has now, computed from its actual bits.
   double estimated_fpr() const noexcept { return Layout::estimated_fpr(storage_words(), meta()); }
-  // True once the estimated count exceeds capacity by more than 1% (so a filter filled exactly to
-  // capacity, whose estimate wobbles around it, does not warn). Its FPR is then above target.
+  // True once the estimated count is past capacity (past_capacity: by more than 1%); the FPR is
+  // then above target.
   bool is_over_capacity() const noexcept {
-    return static_cast<double>(approximate_count()) > 1.01 * static_cast<double>(meta().capacity);
+    return past_capacity(approximate_count(), meta().capacity);
   }
 
   filter_stats stats() const {
@@ -113,7 +113,7 @@ class bit_filter_queries {
     s.bits = meta().bits;
     s.hashes = meta().hashes;
     s.fill_ratio = static_cast<double>(set) / static_cast<double>(meta().bits);
-    s.over_capacity = is_over_capacity();
+    s.over_capacity = past_capacity(s.approximate_count, s.capacity);  // no second count
     s.params = {{"set_bits", set}};
     return s;
   }
