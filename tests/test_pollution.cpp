@@ -16,6 +16,8 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../examples/pollution/attack.hpp"
@@ -78,7 +80,7 @@ TYPED_TEST(Pollution, ChosenKeysAgainstThePublicSeedAreAllFalsePositives) {
   const F f = honest_filter<F>(bloomery::hasher{});
   // The attacker reads the seed from the file header: its guess is the filter's own hasher.
   pollution::attacker<F> a(f, f.hash(), candidate_stream);
-  constexpr u64 budget = 1000000;
+  constexpr u64 budget = 500000;
   const pollution::search_result r =
       pollution::search_false_positives(a, std::numeric_limits<std::size_t>::max(), budget);
   ASSERT_EQ(r.tried, budget);
@@ -97,14 +99,14 @@ TYPED_TEST(Pollution, ChosenKeysAgainstThePublicSeedAreAllFalsePositives) {
 TYPED_TEST(Pollution, ChosenKeysAgainstAKeyedFilterAreRandomKeys) {
   using F = TypeParam;
   const F f = honest_filter<F>(bloomery::hasher(filter_key));
-  const std::vector<u64> probes = pollution::outsider_keys(probe_stream, 1000000);
+  const std::vector<u64> probes = pollution::outsider_keys(probe_stream, 500000);
   const std::size_t random_positives = pollution::count_positives(f, probes);
   expect_fill_based_rate(f, random_positives, probes.size());
 
   for (const bloomery::hasher& guess : {bloomery::hasher{}, bloomery::hasher(guessed_key)}) {
     SCOPED_TRACE(guess.keyed() ? "guess: another key" : "guess: the default seed");
     pollution::attacker<F> a(f, guess, candidate_stream);
-    constexpr std::size_t wanted = 10000;
+    constexpr std::size_t wanted = 5000;
     const pollution::search_result r = pollution::search_false_positives(a, wanted, 100000000);
     ASSERT_EQ(r.chosen.size(), wanted);
     const std::size_t chosen_positives = pollution::count_positives(f, r.chosen);

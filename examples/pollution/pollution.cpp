@@ -40,6 +40,7 @@ using pollution::u64;
 
 struct options {
   u64 n = 100000;
+  std::size_t random_probes() const { return std::clamp<std::size_t>(10 * n, 100000, 1000000); }
   u64 seed = 1;
   u64 budget = 64;
   bool os_key = false;
@@ -47,7 +48,6 @@ struct options {
 
 constexpr double target_fpr = 0.01;
 constexpr std::size_t wanted_chosen = 1000;  // chosen false positives per search
-constexpr std::size_t random_probes = 1000000;
 
 int failures = 0;
 
@@ -98,7 +98,7 @@ template <class F>
 void chosen_false_positives(const char* name, const options& o, const streams& s,
                             bloomery::support::text_table& table) {
   std::vector<u64> honest = bloomery::support::present_keys(o.n, s.honest);
-  const std::vector<u64> probes = pollution::outsider_keys(s.probes, random_probes);
+  const std::vector<u64> probes = pollution::outsider_keys(s.probes, o.random_probes());
   std::sort(honest.begin(), honest.end());
   for (const setup& su : setups(o, s)) {
     F f({.capacity = o.n, .fpr = target_fpr}, su.hash);
@@ -113,7 +113,8 @@ void chosen_false_positives(const char* name, const options& o, const streams& s
     table.row({name, su.hashing, su.guess_name, grouped(r.chosen.size()), grouped(r.tried),
                fmt("%.1f", static_cast<double>(r.tried) /
                                static_cast<double>(std::max<std::size_t>(1, r.chosen.size()))),
-               pct(chosen_fpr), pct(static_cast<double>(random_hits) / random_probes),
+               pct(chosen_fpr),
+               pct(static_cast<double>(random_hits) / static_cast<double>(probes.size())),
                pct(f.estimated_fpr())});
     for (const u64 key : r.chosen) {
       check(!std::binary_search(honest.begin(), honest.end(), key),
@@ -130,7 +131,7 @@ void chosen_false_positives(const char* name, const options& o, const streams& s
 template <class F>
 void saturation(const char* name, const options& o, const streams& s,
                 bloomery::support::text_table& table) {
-  const std::vector<u64> probes = pollution::outsider_keys(s.probes, random_probes);
+  const std::vector<u64> probes = pollution::outsider_keys(s.probes, o.random_probes());
   for (const setup& su : setups(o, s)) {
     if (su.guess_name != std::string_view("default seed")) continue;  // one wrong guess is enough
     for (const bool attack : {true, false}) {
@@ -154,7 +155,8 @@ void saturation(const char* name, const options& o, const streams& s,
                      static_cast<double>(r.inserts_to_fill) / nd),
                  fmt("%s (%.2f n)", grouped(r.inserts_to_fpr).c_str(),
                      static_cast<double>(r.inserts_to_fpr) / nd),
-                 pct(static_cast<double>(pollution::count_positives(f, probes)) / random_probes),
+                 pct(static_cast<double>(pollution::count_positives(f, probes)) /
+                     static_cast<double>(probes.size())),
                  pct(r.estimated_fpr),
                  fmt("%.1f", static_cast<double>(examined) /
                                  static_cast<double>(std::max<u64>(1, r.inserts_to_fpr)))});
@@ -208,7 +210,7 @@ int main(int argc, char** argv) try {
   std::printf(
       "1. chosen false positives: n honest keys inserted, the attacker searches offline\n"
       "   for keys whose probes all land on set bits (random: %s fresh keys)\n\n",
-      grouped(random_probes).c_str());
+      grouped(o.random_probes()).c_str());
   bloomery::support::text_table t1({"filter", "hashing", "attacker's hash", "chosen", "candidates",
                                     "per chosen", "chosen FPR", "random FPR", "estimated_fpr"},
                                    {.indent = 3, .gap = 2, .first_left = true});
