@@ -600,8 +600,8 @@ int run_cli(const options& o, const fs::path& dir, tally& t) {
   const fs::path keys = dir / "batch.txt";
   const fs::path log = dir / "cli.log";
   kill_clock clock(o.seed);
-  generations gens{filter_batch, removing ? 16 * filter_batch : 0, removing};
-  const std::uint64_t max_generation = removing ? 15 : 24;
+  generations gens{filter_batch, removing ? 10 * filter_batch : 0, removing};
+  const std::uint64_t max_generation = removing ? 9 : 24;
 
   // One `bloomery add|remove` from the current generation, killed per `plan` or, without one,
   // run to the end with its timing added to `measured`.
