@@ -230,7 +230,7 @@ struct tally {
 void print_tally(const std::string& writer, const tally& t) {
   std::printf("%s: where the kills landed:\n", writer.c_str());
   for (const auto& [phase, n] : t.phases) {
-    std::printf("  %-48s %llu\n", phase.c_str(), static_cast<unsigned long long>(n));
+    std::printf("  %-58s %llu\n", phase.c_str(), static_cast<unsigned long long>(n));
   }
   std::printf("%s: %llu times the writer finished an operation before its kill (new state)\n",
               writer.c_str(), static_cast<unsigned long long>(t.completed));
@@ -521,6 +521,10 @@ class filter_file {
     if (fresh.size() > 1) return "several temporary files: old file";
     if (fresh[0].second == 0) return "temporary file created, empty: old file";
     if (fresh[0].second < file_size) return "temporary file partly written: old file";
+    // save() gives the temporary file the target's mode after its fsync, just before the rename.
+    if (mode_of(path_.parent_path() / fresh[0].first) == mode_) {
+      return "temporary file complete, mode set, not renamed: old file";
+    }
     return "temporary file complete, not renamed: old file";
   }
 
