@@ -130,8 +130,7 @@ inline any_filter deserialize_any(std::span<const std::byte> bytes) {
 // Loads a file saved by save(), whatever its kind. Malformed files throw format_error (naming the
 // file); I/O failures throw std::system_error.
 inline any_filter load_any(const std::filesystem::path& path) {
-  const std::vector<std::byte> bytes = read_file(path);
-  return detail::naming_file(path, [&] { return deserialize_any(bytes); });
+  return detail::naming_file(path, [&] { return deserialize_any(read_filter_file(path)); });
 }
 
 inline std::vector<std::byte> serialize(const any_filter& filter) {

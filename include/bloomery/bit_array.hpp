@@ -14,6 +14,8 @@
 #include <span>
 #include <utility>
 
+#include "bloomery/errors.hpp"
+
 namespace bloomery {
 
 inline constexpr std::size_t cache_line_bytes = 64;
@@ -55,7 +57,7 @@ inline std::uint64_t count_set_bits(std::span<const std::uint64_t> words) noexce
 // Lines of 64 bytes needed for `bits` bits; storage is always whole cache lines so a payload can
 // be mapped and probed in place with every line aligned.
 inline constexpr std::uint64_t words_for_bits(std::uint64_t bits) noexcept {
-  return (bits + 511) / 512 * words_per_line;
+  return (bits / 512 + (bits % 512 != 0)) * words_per_line;  // no overflow even for 2^64 - 1 bits
 }
 
 }  // namespace detail
@@ -113,6 +115,7 @@ class bit_array {
  private:
   static std::uint64_t* allocate(std::uint64_t words) {
     if (words == 0) return nullptr;
+    // words_for_bits() of at most 2^64 bits is at most 2^58 words, so this cannot overflow.
     const std::size_t bytes = words * sizeof(std::uint64_t);
     // Large arrays are probed at random: 2 MiB alignment plus MADV_HUGEPAGE lets the kernel back
     // them with huge pages, which removes most TLB misses from lookups.
@@ -120,7 +123,7 @@ class bit_array {
     const std::size_t align = bytes >= huge ? huge : cache_line_bytes;
     const std::size_t rounded = (bytes + align - 1) / align * align;
     void* p = std::aligned_alloc(align, rounded);
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) throw allocation_error(bytes, "a filter's storage");
     if (align == huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure is harmless
     std::memset(p, 0, bytes);
     return static_cast<std::uint64_t*>(p);

@@ -9,8 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -48,36 +52,68 @@ inline void write_all(int fd, std::span<const std::byte> bytes, const std::files
   }
 }
 
-// The permission bits a replacement of `path` gets: the old file's, so a save never widens them;
-// for a new file the usual 0666 minus the umask (mkstemp itself creates 0600).
-inline mode_t replacement_mode(const std::filesystem::path& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  return 0666 & ~mask;
+// Exclusively creates a fresh temporary file beside `path` with permission bits `mode` (which the
+// kernel reduces by the umask). Not mkstemp: it always creates 0600, and learning the umask to
+// widen that again means umask(0) + umask(old), a process-wide race that leaves other threads'
+// files world-writable.
+inline int create_temp_beside(const std::filesystem::path& path, mode_t mode, std::string& name) {
+  static std::atomic<std::uint64_t> counter{0};
+  const std::filesystem::path dir =
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // Unique across threads (the counter) and processes (the pid); the clock makes names from
+    // a reused pid unlikely to collide with a dead process's leftovers.
+    const std::uint64_t tag[] = {
+        static_cast<std::uint64_t>(::getpid()), counter.fetch_add(1),
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx",
+                  static_cast<unsigned long long>(XXH3_64bits(tag, sizeof tag)));
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + name + suffix here.
+    std::string leaf = ".";
+    leaf.append(path.filename().string()).append(".tmp.").append(suffix, 12);
+    name = (dir / leaf).string();
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
 }
 
 }  // namespace detail
 
+// Who may read the files write_file_atomically() writes.
+enum class file_access {
+  // A replacement keeps the replaced file's permission bits; a new file gets 0666 minus the umask.
+  inherit,
+  // As inherit, minus every group and other bit, and a new file is 0600: for files that hold a
+  // secret (a keyed filter's key), so a save never leaves one readable by others.
+  owner_only,
+};
+
 // Writes `parts`, concatenated, to `path` crash-safely: a temporary file in the same directory,
 // fsync, rename over the target, fsync the directory. A crash at any point leaves either the old or
-// the new file, and the new file keeps the old one's permission bits. Throws std::system_error.
+// the new file (and at worst a stray ".NAME.tmp.*" beside it); the permission bits never widen
+// (see file_access). Throws std::system_error.
 inline void write_file_atomically(const std::filesystem::path& path,
-                                  std::span<const std::span<const std::byte>> parts) {
+                                  std::span<const std::span<const std::byte>> parts,
+                                  file_access access = file_access::inherit) {
   const std::filesystem::path dir =
       path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + name + suffix here.
-  std::string name = ".";
-  name.append(path.filename().string()).append(".tmp.XXXXXX");
-  std::string tmpl = (dir / name).string();
-  const mode_t mode = detail::replacement_mode(path);
-  detail::fd_guard tmp{::mkstemp(tmpl.data())};
+  const mode_t private_bits = access == file_access::owner_only ? 0077 : 0;
+  struct stat old {};
+  const bool replacing = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
+  // A replacement starts private and gets the old bits by fchmod (which ignores the umask); a new
+  // file gets its bits from open(), which applies the umask atomically.
+  std::string tmpl;
+  detail::fd_guard tmp{
+      detail::create_temp_beside(path, replacing ? 0600 : 0666 & ~private_bits, tmpl)};
   if (tmp.fd < 0) detail::io_fail("cannot create a temporary file beside", path);
   try {
     for (const auto& part : parts) detail::write_all(tmp.fd, part, tmpl);
     if (::fsync(tmp.fd) != 0) detail::io_fail("cannot fsync", tmpl);
-    if (::fchmod(tmp.fd, mode) != 0) detail::io_fail("cannot set the permissions of", tmpl);
+    if (replacing && ::fchmod(tmp.fd, old.st_mode & 07777 & ~private_bits) != 0) {
+      detail::io_fail("cannot set the permissions of", tmpl);
+    }
     if (::rename(tmpl.c_str(), path.c_str()) != 0) {
       detail::io_fail("cannot rename a temporary file to", path);
     }
@@ -85,27 +121,67 @@ inline void write_file_atomically(const std::filesystem::path& path,
     ::unlink(tmpl.c_str());
     throw;
   }
-  detail::fd_guard d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY)};
+  detail::fd_guard d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (d.fd >= 0) ::fsync(d.fd);  // makes the rename durable; best effort where unsupported
 }
 
 inline void write_file_atomically(const std::filesystem::path& path,
-                                  std::span<const std::byte> bytes) {
+                                  std::span<const std::byte> bytes,
+                                  file_access access = file_access::inherit) {
   const std::span<const std::byte> parts[] = {bytes};
-  write_file_atomically(path, parts);
+  write_file_atomically(path, parts, access);
 }
 
-// The whole content of a regular file. Throws std::system_error (a directory reads as EISDIR).
-inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
-  detail::fd_guard f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) detail::io_fail("cannot open", path);
+namespace detail {
+
+// Reads exactly `bytes.size()` bytes from the current offset of `fd`; false if the file ended
+// first (it shrank while we read it).
+inline bool read_exactly(int fd, std::span<std::byte> bytes, const std::filesystem::path& path) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      io_fail("cannot read", path);
+    }
+    if (n == 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Opens a regular file for reading and returns its size. Throws std::system_error (a directory
+// reads as EISDIR).
+inline std::uint64_t open_for_reading(fd_guard& f, const std::filesystem::path& path) {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) io_fail("cannot open", path);
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) detail::io_fail("cannot stat", path);
+  if (::fstat(f.fd, &st) != 0) io_fail("cannot stat", path);
   if (S_ISDIR(st.st_mode)) {
     errno = EISDIR;
-    detail::io_fail("cannot read", path);
+    io_fail("cannot read", path);
   }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(st.st_size));
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+// A zeroed buffer of `size` bytes, or allocation_error naming the file it was for.
+inline std::vector<std::byte> file_buffer(std::uint64_t size) {
+  try {
+    return std::vector<std::byte>(static_cast<std::size_t>(size));
+  } catch (const std::bad_alloc&) {
+    throw allocation_error(size, "a file's bytes");
+  } catch (const std::length_error&) {
+    throw allocation_error(size, "a file's bytes");
+  }
+}
+
+}  // namespace detail
+
+// The whole content of a regular file. Throws std::system_error (a directory reads as EISDIR), or
+// allocation_error when the file does not fit in memory.
+inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
+  detail::fd_guard f;
+  std::vector<std::byte> bytes = detail::file_buffer(detail::open_for_reading(f, path));
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::read(f.fd, bytes.data() + done, bytes.size() - done);
@@ -117,6 +193,24 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
     done += static_cast<std::size_t>(n);
   }
   bytes.resize(done);
+  return bytes;
+}
+
+// The bytes of a filter file, read header first: a file that is not a bloomery filter, or whose
+// size differs from the one its header declares, is refused (format_error, without the path)
+// before anything more than the header is read or allocated. The whole file is validated later,
+// by deserialize(). I/O failures throw std::system_error.
+inline std::vector<std::byte> read_filter_file(const std::filesystem::path& path) {
+  detail::fd_guard f;
+  const std::uint64_t size = detail::open_for_reading(f, path);
+  std::byte head[header_bytes];
+  const auto head_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size, header_bytes));
+  bool whole = detail::read_exactly(f.fd, {head, head_bytes}, path);
+  detail::check_head({head, whole ? head_bytes : 0}, whole ? size : 0);
+  std::vector<std::byte> bytes = detail::file_buffer(size);
+  std::memcpy(bytes.data(), head, head_bytes);
+  whole = detail::read_exactly(f.fd, std::span(bytes).subspan(head_bytes), path);
+  if (!whole) detail::fail("file is truncated: it shrank while being read");
   return bytes;
 }
 
@@ -167,21 +261,21 @@ decltype(auto) naming_file(const std::filesystem::path& path, Fn&& fn) {
 }  // namespace detail
 
 // Saves `filter` to `path` crash-safely (write_file_atomically): an interrupted save leaves the
-// previous file intact.
+// previous file intact. A keyed filter's file holds its secret key, so it is written owner-only.
 template <class F>
 void save(const F& filter, const std::filesystem::path& path) {
   const detail::file_image img = filter.image();
   const std::vector<std::byte> prefix = detail::encode_prefix(img);
   const std::span<const std::byte> parts[] = {prefix, img.payload};
-  write_file_atomically(path, parts);
+  write_file_atomically(path, parts,
+                        img.hash.keyed() ? file_access::owner_only : file_access::inherit);
 }
 
 // Loads a filter saved by save(). Malformed files throw format_error; I/O failures throw
 // std::system_error.
 template <class F>
 F load(const std::filesystem::path& path) {
-  const std::vector<std::byte> bytes = read_file(path);
-  return detail::naming_file(path, [&] { return deserialize<F>(bytes); });
+  return detail::naming_file(path, [&] { return deserialize<F>(read_filter_file(path)); });
 }
 
 // A filter queried in place from a memory-mapped file: no copy of the payload. Read-only.

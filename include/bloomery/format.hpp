@@ -23,17 +23,11 @@
 #include <utility>
 #include <vector>
 
+#include "bloomery/errors.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/kinds.hpp"
 
 namespace bloomery {
-
-// A file that is not a valid bloomery filter of the expected kind. I/O failures (missing file,
-// permissions) are std::system_error instead.
-class format_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 inline constexpr std::uint32_t format_version = 1;
 inline constexpr std::size_t header_bytes = 128;
@@ -165,18 +159,19 @@ inline std::vector<std::byte> encode_prefix(const file_image& img) {
   return out;
 }
 
-// Validates a whole file image. Order matters for the messages: structure first (so truncation
-// reads as truncation), then the checksum (so a flipped byte reads as corruption), then values.
-inline parsed_file parse(std::span<const std::byte> file) {
-  if (file.empty()) fail("file is empty, not a bloomery filter");
-  if (file.size() < header_bytes) {
-    if (std::memcmp(file.data(), format_magic, std::min(file.size(), sizeof format_magic)) != 0) {
+// The checks that need only the start of a file (`head`: its first header_bytes bytes, or all of
+// it if shorter) and its size: magic, version and the size the header declares. Lets a loader
+// refuse a file before reading it whole.
+inline void check_head(std::span<const std::byte> head, std::uint64_t file_bytes) {
+  if (file_bytes == 0) fail("file is empty, not a bloomery filter");
+  if (file_bytes < header_bytes) {
+    if (std::memcmp(head.data(), format_magic, std::min(head.size(), sizeof format_magic)) != 0) {
       fail("not a bloomery filter file (bad magic)");
     }
-    fail("file is truncated: " + std::to_string(file.size()) + " bytes, shorter than the " +
+    fail("file is truncated: " + std::to_string(file_bytes) + " bytes, shorter than the " +
          std::to_string(header_bytes) + "-byte header");
   }
-  const std::byte* h = file.data();
+  const std::byte* h = head.data();
   if (std::memcmp(h + offs::magic, format_magic, sizeof format_magic) != 0) {
     fail("not a bloomery filter file (bad magic)");
   }
@@ -186,14 +181,22 @@ inline parsed_file parse(std::span<const std::byte> file) {
          std::to_string(format_version) + ")");
   }
   const auto file_size = get<std::uint64_t>(h + offs::file_size);
-  if (file.size() < file_size) {
+  if (file_bytes < file_size) {
     fail("file is truncated: header says " + std::to_string(file_size) + " bytes, file has " +
-         std::to_string(file.size()));
+         std::to_string(file_bytes));
   }
-  if (file.size() > file_size) {
-    fail("file has " + std::to_string(file.size()) + " bytes, header says " +
+  if (file_bytes > file_size) {
+    fail("file has " + std::to_string(file_bytes) + " bytes, header says " +
          std::to_string(file_size) + " (trailing data)");
   }
+}
+
+// Validates a whole file image. Order matters for the messages: structure first (so truncation
+// reads as truncation), then the checksum (so a flipped byte reads as corruption), then values.
+inline parsed_file parse(std::span<const std::byte> file) {
+  check_head(file.first(std::min(file.size(), header_bytes)), file.size());
+  const std::byte* h = file.data();
+  const auto file_size = get<std::uint64_t>(h + offs::file_size);
   const auto params_size = get<std::uint32_t>(h + offs::params_size);
   const auto payload_offset = get<std::uint64_t>(h + offs::payload_offset);
   const auto payload_size = get<std::uint64_t>(h + offs::payload_size);

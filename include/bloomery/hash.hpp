@@ -8,17 +8,20 @@
 //     filters that face untrusted keys; see README "Threat model".
 #pragma once
 
+#include <sys/random.h>
+
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <type_traits>
 
 #ifndef XXH_INLINE_ALL
@@ -60,14 +63,19 @@ struct secret_key {
   friend bool operator==(const secret_key&, const secret_key&) = default;
 };
 
-// A fresh key from the operating system's entropy source (std::random_device reads getrandom on
-// Linux with libstdc++ and libc++).
+// A fresh key from the operating system's entropy source, getrandom(2). Not std::random_device:
+// libstdc++'s default one reads the CPU's RDSEED/RDRAND where it has them, not the kernel's pool.
+// Throws std::system_error if the kernel cannot supply the bytes.
 inline secret_key random_key() {
-  std::random_device rd;
   secret_key key;
-  for (std::size_t i = 0; i < key.bytes.size(); i += 4) {
-    const std::uint32_t word = rd();
-    std::memcpy(key.bytes.data() + i, &word, 4);
+  std::size_t done = 0;
+  while (done < key.bytes.size()) {
+    const ssize_t n = ::getrandom(key.bytes.data() + done, key.bytes.size() - done, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "bloomery: getrandom failed");
+    }
+    done += static_cast<std::size_t>(n);
   }
   return key;
 }
@@ -176,8 +184,11 @@ inline constexpr bool is_byte_type =
 template <class T>
 concept byte_like = is_byte_type<std::remove_cv_t<T>>;
 
+// Integers up to 64 bits: a key is a value in [-2^63, 2^64) hashed as its 64-bit two's complement,
+// so -1 and 2^64 - 1 are the same key. Wider integers (__int128 under GNU extensions, where it is
+// std::integral) are not keys, rather than being silently truncated to their low 64 bits.
 template <class T>
-concept integer_key = std::integral<T> && !std::same_as<T, bool>;
+concept integer_key = std::integral<T> && !std::same_as<T, bool> && sizeof(T) <= 8;
 
 template <class T>
 concept string_key = std::convertible_to<const T&, std::string_view> && !integer_key<T>;

@@ -96,7 +96,8 @@ inline target scalable_layer_target(const scalable_options& o, std::uint64_t n0,
     cap *= o.growth;
     fpr *= o.tightening;
   }
-  if (!(cap < 9.2e18) || !(fpr > 0.0)) {
+  // Sub-filter 0 is the caller's own target, which bloom sizing validates (invalid_argument).
+  if (i > 0 && (!(cap < 9.2e18) || !(fpr > 0.0))) {
     throw std::length_error("bloomery: scalable filter: sub-filter " + std::to_string(i) +
                             " would need capacity " + format_value(cap) + " at fpr " +
                             format_value(fpr) + ", beyond what can be represented");
@@ -175,7 +176,7 @@ class scalable_queries {
   // target FPR p_i, inserted keys, fill and estimates. Valid until the next insert or clear.
   bloom_filter::view sub_filter(std::size_t i) const {
     const scalable_layer& l = meta().layers.at(i);
-    return {bloom_meta{l.bits, l.hashes, l.capacity, l.fpr, l.inserted, meta().hash},
+    return {bloom_meta{l.bits, l.hashes, l.capacity, l.fpr, l.inserted, meta().hash, false},
             words() + l.word_offset};
   }
 

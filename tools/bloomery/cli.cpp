@@ -24,17 +24,13 @@ std::string quoted(const std::string& path) {
   return "'" + path + "'";
 }
 
-// read_file and deserialize_any rather than load_any, so the messages keep the tool's form
+// read_filter_file and deserialize_any rather than load_any, so the messages keep the tool's form
 // ("'FILE': what is wrong") and I/O errors say "cannot read filter file".
 bloomery::any_filter load_filter(const std::string& path) {
-  std::vector<std::byte> bytes;
   try {
-    bytes = bloomery::read_file(path);
+    return bloomery::deserialize_any(bloomery::read_filter_file(path));
   } catch (const std::system_error& e) {
     throw cli_error(quoted(path) + ": cannot read filter file: " + e.code().message());
-  }
-  try {
-    return bloomery::deserialize_any(bytes);
   } catch (const std::exception& e) {
     throw cli_error(quoted(path) + ": " + strip(e.what()));
   }

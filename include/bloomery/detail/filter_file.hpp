@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <utility>
 
 #include "bloomery/bit_array.hpp"
@@ -31,10 +32,20 @@ class filter_file {
     return {Kind, d.hash(), d.inserted(), Derived::params(d.meta_), std::as_bytes(d.words())};
   }
   static Derived from_image(const parsed_file& f) {
-    auto meta = Derived::read_meta(f);  // validates the payload before it is copied
-    return Derived(std::move(meta), bit_array::from_bytes(f.payload));
+    // Copied before read_meta validates it: a serialized filter may sit at any offset of the
+    // caller's buffer, and read_meta reads the payload as 64-bit words, which must be aligned.
+    bit_array storage = bit_array::from_bytes(f.payload);
+    parsed_file aligned = f;
+    aligned.payload = std::as_bytes(storage.words()).first(f.payload.size());
+    auto meta = Derived::read_meta(aligned);
+    return Derived(std::move(meta), std::move(storage));
   }
   static view view_of(const parsed_file& f) {
+    // Probed in place as words; a mapped file's payload is always aligned (at 64 bytes).
+    if (reinterpret_cast<std::uintptr_t>(f.payload.data()) % alignof(Word) != 0) {
+      fail("payload is not " + std::to_string(alignof(Word)) +
+           "-byte aligned, so it cannot be viewed in place (deserialize copies it)");
+    }
     return view_over<view>(Derived::read_meta(f), f.payload);
   }
 };

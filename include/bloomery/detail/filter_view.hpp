@@ -29,7 +29,8 @@ class filter_view : public Queries<filter_view<Queries, Meta, Word>> {
   const Word* storage_;
 };
 
-// The view of a parsed file: its payload holds the filter's storage exactly as in memory.
+// The view of a parsed file: its payload holds the filter's storage exactly as in memory, and is
+// probed in place (filter_file::view_of has checked its alignment and read_meta its contents).
 template <class View, class Meta>
 View view_over(Meta meta, std::span<const std::byte> payload) {
   return View(std::move(meta), reinterpret_cast<const typename View::word_type*>(payload.data()));

@@ -444,6 +444,44 @@ err_line "-m and -k go together"
 run 2 explain -m 0 -k 3 x
 err_line "-m = 0 is invalid"
 
+# --- file safety: private keyed files, kept modes, header-first reads, huge sizes -----------
+mode_is() { [[ $(stat -c %a "$1") == "$2" ]] || fail "mode of $1 is $(stat -c %a "$1"), expected $2"; }
+(
+  umask 022
+  "$B" build -q -n 10 -p 0.01 --seed random -o secret.bf keys.txt
+  "$B" build -q -n 10 -p 0.01 -o plain.bf keys.txt
+  "$B" build -q -n 10 -p 0.01 --kind counting --seed random -o secret.cbf keys.txt
+)
+n=$((n + 1))
+mode_is secret.bf 600 # the file holds the secret key
+mode_is plain.bf 644
+chmod 644 secret.bf
+run 0 add -q secret.bf more.txt
+mode_is secret.bf 600 # a save never leaves a key readable by others
+chmod 644 secret.cbf
+run 0 remove -q secret.cbf more.txt
+mode_is secret.cbf 600
+run 0 build -q -n 10 -p 0.01 --seed random -o keyed2.bf keys.txt
+chmod 644 keyed2.bf
+run 0 merge -o secret.bf secret.bf secret.bf
+mode_is secret.bf 600
+chmod 640 plain.bf
+run 0 add -q plain.bf more.txt
+mode_is plain.bf 640 # a seeded filter keeps the mode it had
+ls -a | grep -q '\.tmp\.' && fail "a temporary file was left behind"
+cp plain.bf holey.bf
+truncate -s 64G holey.bf # a 64 GiB hole after a good filter: refused by the header alone
+run 2 info holey.bf
+err_line "'holey.bf': file has 68719476736 bytes, header says"
+truncate -s 0 holey.bf
+truncate -s 3G holey.bf # zeros: not a filter, found without reading 3 GiB
+run 2 info holey.bf
+err_line "'holey.bf': not a bloomery filter file (bad magic)"
+rm -f holey.bf
+run 2 build -q -n 1099511627776 -p 0.01 -o huge.bf keys.txt # 2^40 keys: valid, but 1.2 TiB
+err_line "bloomery: error: cannot allocate 1317360392384 bytes for a filter's storage"
+[[ -e huge.bf ]] && fail "a failed build left huge.bf"
+
 # --- help and version -------------------------------------------------------------------------
 run 0 --version
 out_is "bloomery 0.1.0"
