@@ -314,6 +314,16 @@ void register_size(u64 n) {
   register_sized<blocked_bloom_filter>("blocked", n);
   register_queries<blocked_bloom_filter>(
       "blocked-portable", n, fill_from_target<blocked_bloom_filter>(n), true, true, "blocked");
+  // blocked-shared: shared for concurrent inserts, so its AVX2 probe reads the line word by word
+  // with atomic loads (README "Thread safety"); the price of race-free queries beside writers.
+  register_queries<blocked_bloom_filter>(
+      "blocked-shared", n,
+      [fill = fill_from_target<blocked_bloom_filter>(n)](const std::vector<u64>& keys) {
+        auto f = fill(keys);
+        f->share_for_concurrent_inserts();
+        return f;
+      },
+      true);
   register_sized<counting_bloom_filter>("counting", n);
   register_sized<cuckoo_filter>("cuckoo", n);
   register_sized<scalable_bloom_filter>("scalable", n);

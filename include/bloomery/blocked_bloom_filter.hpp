@@ -73,18 +73,19 @@ template <class Hash, class Keys, class Out>
 }
 
 #if BLOOMERY_HAVE_AVX2_PATH
+template <bool Shared>
 struct avx2_block_probe {
   __attribute__((target("avx2"))) bool operator()(const std::uint64_t* line, std::uint32_t seed,
                                                   std::uint32_t k) const noexcept {
-    return block_probe_avx2(line, seed, k);
+    return block_probe_avx2<Shared>(line, seed, k);
   }
 };
 
-template <class Hash, class Keys, class Out>
+template <bool Shared, class Hash, class Keys, class Out>
 [[gnu::flatten]] __attribute__((target("avx2"))) std::size_t probe_blocks_avx2(
     const Hash& hash, const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
     Out& out) noexcept {
-  return probe_blocks(hash, w, m, keys, out, avx2_block_probe{});
+  return probe_blocks(hash, w, m, keys, out, avx2_block_probe<Shared>{});
 }
 #endif
 
@@ -167,7 +168,7 @@ struct blocked_layout {
   }
   static bool probe(const std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
     const block_slot at = locate(h, m.bits / block_bits);
-    return block_probe(w + at.block * words_per_line, at.seed, m.hashes);
+    return block_probe(w + at.block * words_per_line, at.seed, m.hashes, m.shared);
   }
 
   // Batched: see block_chunk.
@@ -177,7 +178,10 @@ struct blocked_layout {
     check_batch_sizes(keys, out);
     return m.hash.with_mode([&](const auto& hash) {
 #if BLOOMERY_HAVE_AVX2_PATH
-      if (use_avx2()) return probe_blocks_avx2(hash, w, m, keys, out);
+      if (use_avx2()) {
+        return m.shared ? probe_blocks_avx2<true>(hash, w, m, keys, out)
+                        : probe_blocks_avx2<false>(hash, w, m, keys, out);
+      }
 #endif
       return probe_blocks_portable(hash, w, m, keys, out);
     });
@@ -223,6 +227,12 @@ inline void force_portable_simd(bool forced) noexcept {
 }
 inline bool simd_available() noexcept {
   return detail::cpu_has_avx2();
+}
+// Whether queries take the AVX2 path now: simd_available() unless force_portable_simd(true).
+// Sanitizer builds take the same path as release builds, so ThreadSanitizer checks the one that
+// ships.
+inline bool simd_in_use() noexcept {
+  return detail::use_avx2();
 }
 
 }  // namespace bloomery

@@ -1,8 +1,8 @@
 // The classic Bloom filter: m bits, k probes per key from one 128-bit hash (double hashing).
 //
 // Thread safety: `insert` and `clear` need exclusive access. `insert_concurrent` may run from any
-// number of threads at once, and `may_contain` / `may_contain_many` / the statistics may run beside
-// either concurrent verb (they use relaxed atomic loads, which are plain loads on x86-64/AArch64).
+// number of threads at once, and, once the filter is shared (share_for_concurrent_inserts), the
+// queries and statistics may run beside it (README "Thread safety").
 #pragma once
 
 #include <algorithm>

@@ -51,6 +51,7 @@ struct bloom_meta {
   double target_fpr = 0.0;
   std::uint64_t inserted = 0;  // insert calls, duplicates included (merges add them up)
   hasher hash;
+  bool shared = false;  // share_for_concurrent_inserts(); a property of this object, never saved
 };
 
 inline std::uint64_t saturating_count(double n) noexcept {
@@ -190,8 +191,17 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
     Layout::insert_many(bits_.data(), meta_, keys);
     meta_.inserted += std::ranges::size(keys);
   }
-  // Thread-safe insert: atomic OR of each word. Safe beside other insert_concurrent calls and
-  // beside queries; not beside insert/clear/merges.
+  // Declares that queries will run beside insert_concurrent calls (until share(false)). Needs
+  // exclusive access, like insert: call it before the threads start. Shared, every query path
+  // reads with relaxed atomic loads, race-free beside the atomic ORs; unshared, the blocked
+  // filter's AVX2 probe reads a line with plain vector loads, which is faster but a data race
+  // beside insert_concurrent (BENCHMARKS.md, "Concurrent queries").
+  void share_for_concurrent_inserts(bool shared = true) noexcept { meta_.shared = shared; }
+  bool shared_for_concurrent_inserts() const noexcept { return meta_.shared; }
+
+  // Thread-safe insert: atomic OR of each word. Safe beside other insert_concurrent calls, and
+  // beside queries once the filter is shared (share_for_concurrent_inserts); not beside
+  // insert/clear/merges.
   template <hashable_key K>
   void insert_concurrent(const K& key) noexcept {
     Layout::insert_atomic(bits_.data(), meta_, hash_key(meta_.hash, key));
@@ -246,7 +256,7 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
 
   void init(std::uint64_t m, std::uint32_t k, std::uint64_t cap, double fpr, hasher h) {
     bits_ = bit_array(m);
-    meta_ = {m, k, cap, fpr, 0, std::move(h)};
+    meta_ = {m, k, cap, fpr, 0, std::move(h), false};
   }
   void check_compatible(const basic_bit_filter& other, const char* op) const {
     const std::string why = incompatibility(other);

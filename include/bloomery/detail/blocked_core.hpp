@@ -103,12 +103,29 @@ __attribute__((target("avx2"))) inline bool block_step_avx2(__m256i lo, __m256i 
       bits, _mm256_load_si256(reinterpret_cast<const __m256i*>(first_lanes[lanes])));
 }
 
+// Half a line as one vector. A shared filter (queries beside insert_concurrent) reads it word by
+// word with relaxed atomic loads, race-free like the portable probe; otherwise one vector load,
+// which is a data race beside atomic ORs but costs several times fewer instructions
+// (BENCHMARKS.md, "Concurrent queries").
+template <bool Shared>
+__attribute__((target("avx2"))) inline __m256i load_half_line(const std::uint64_t* w) noexcept {
+  if constexpr (Shared) {
+    return _mm256_set_epi64x(
+        static_cast<long long>(load_word(w + 3)), static_cast<long long>(load_word(w + 2)),
+        static_cast<long long>(load_word(w + 1)), static_cast<long long>(load_word(w)));
+  } else {
+    // Unaligned form: as fast on an aligned line, and a view's payload need only be word-aligned.
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+  }
+}
+
 // AVX2 probe: one step for k <= 8, two for k <= 16.
+template <bool Shared>
 __attribute__((target("avx2"))) inline bool block_probe_avx2(const std::uint64_t* line,
                                                              std::uint32_t seed,
                                                              std::uint32_t k) noexcept {
-  const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(line));
-  const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(line + 4));
+  const __m256i lo = load_half_line<Shared>(line);
+  const __m256i hi = load_half_line<Shared>(line + 4);
   const __m256i s = _mm256_set1_epi32(static_cast<int>(seed));
   if (!block_step_avx2(lo, hi, s, 0, std::min<std::uint32_t>(k, 8))) return false;
   return k <= 8 || block_step_avx2(lo, hi, s, 8, k - 8);
@@ -138,21 +155,17 @@ inline void select_portable(bool forced) noexcept {
   avx2_selected = !forced && cpu_has_avx2();
 }
 
-#if defined(__SANITIZE_THREAD__)
-// ThreadSanitizer does not model vector loads beside atomic ORs; the portable path reads with
-// relaxed atomic loads, so TSan builds check the concurrent contract on that path.
-inline bool use_avx2() noexcept {
-  return false;
-}
-#else
 inline bool use_avx2() noexcept {
   return avx2_selected;
 }
-#endif
 
-inline bool block_probe(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k) noexcept {
+// `shared`: inserts may run beside this probe (see load_half_line).
+inline bool block_probe(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k,
+                        bool shared = false) noexcept {
 #if BLOOMERY_HAVE_AVX2_PATH
-  if (use_avx2()) return block_probe_avx2(line, seed, k);
+  if (use_avx2()) {
+    return shared ? block_probe_avx2<true>(line, seed, k) : block_probe_avx2<false>(line, seed, k);
+  }
 #endif
   return block_probe_portable(line, seed, k);
 }
