@@ -224,7 +224,16 @@ struct options {
 struct tally {
   std::uint64_t kills = 0;
   std::uint64_t completed = 0;
+  std::uint64_t attempts = 0;
   std::map<std::string, std::uint64_t> phases;
+
+  // Counts a kill about to be tried; a writer that always finishes first would loop forever.
+  void attempt(std::uint64_t wanted) {
+    ++attempts;
+    expect(attempts <= 20 * wanted + 100, "after " + std::to_string(attempts - 1) + " tries only " +
+                                              std::to_string(kills) +
+                                              " kills landed: the writer always finished first");
+  }
 };
 
 void print_tally(const std::string& writer, const tally& t) {
@@ -469,7 +478,9 @@ std::map<std::string, std::uintmax_t> temp_files(const fs::path& path) {
 // each kill, and the stray temporary files the kills leave.
 class filter_file {
  public:
-  filter_file(fs::path path, mode_t mode) : path_(std::move(path)), mode_(mode) {}
+  // `others`: the names of the harness's own files in the same directory.
+  filter_file(fs::path path, mode_t mode, std::set<std::string> others)
+      : path_(std::move(path)), mode_(mode), others_(std::move(others)) {}
 
   const fs::path& path() const { return path_; }
   std::uint64_t generation() const { return generation_; }
@@ -505,6 +516,12 @@ class filter_file {
   std::string after_operation(std::uint64_t lo, std::uint64_t hi) {
     check(lo, hi);
     const auto now = temp_files(path_);
+    // Nothing but the file and save()'s temporary files may appear.
+    for (const auto& e : fs::directory_iterator(path_.parent_path())) {
+      const std::string name = e.path().filename().string();
+      expect(name == path_.filename() || others_.contains(name) || now.contains(name),
+             "a kill left '" + name + "' beside " + path_.string());
+    }
     std::vector<std::pair<std::string, std::uintmax_t>> fresh;
     for (const auto& [name, size] : now) {
       if (!known_temp_.contains(name)) fresh.emplace_back(name, size);
@@ -575,6 +592,7 @@ class filter_file {
 
   fs::path path_;
   mode_t mode_;
+  std::set<std::string> others_;
   filter_kind kind_ = filter_kind::bloom;
   generations gens_;
   std::uint64_t generation_ = 0;
@@ -599,10 +617,10 @@ int run_cli(const options& o, const fs::path& dir, tally& t) {
                                           filter_kind::counting_bloom, filter_kind::cuckoo,
                                           filter_kind::scalable_bloom};
   const std::string verb = removing ? "remove" : "add";
-  filter_file file(dir / "f.bloom", file_mode);
-  dir_watch watch(dir, file.temp_name_test(), file.path().filename().string());
   const fs::path keys = dir / "batch.txt";
   const fs::path log = dir / "cli.log";
+  filter_file file(dir / "f.bloom", file_mode, {keys.filename(), log.filename()});
+  dir_watch watch(dir, file.temp_name_test(), file.path().filename().string());
   kill_clock clock(o.seed);
   generations gens{filter_batch, removing ? 10 * filter_batch : 0, removing};
   const std::uint64_t max_generation = removing ? 9 : 24;
@@ -656,6 +674,7 @@ int run_cli(const options& o, const fs::path& dir, tally& t) {
     std::fflush(stdout);
     const std::uint64_t goal = std::min(o.kills, t.kills + kills_per_epoch);
     while (t.kills < goal && file.generation() < max_generation) {
+      t.attempt(o.kills);
       operation(clock.next(measured), nullptr);
     }
   }
@@ -669,9 +688,9 @@ int run_save(const options& o, const fs::path& dir, tally& t) {
   const std::vector<filter_kind> kinds = {filter_kind::bloom, filter_kind::blocked_bloom,
                                           filter_kind::counting_bloom, filter_kind::cuckoo,
                                           filter_kind::scalable_bloom};
-  filter_file file(dir / "f.bloom", file_mode);
-  dir_watch watch(dir, file.temp_name_test(), file.path().filename().string());
   const fs::path log = dir / "writer.log";
+  filter_file file(dir / "f.bloom", file_mode, {log.filename()});
+  dir_watch watch(dir, file.temp_name_test(), file.path().filename().string());
   kill_clock clock(o.seed);
   const generations gens{filter_batch, 0, false};
   const std::uint64_t max_generation = 24;
@@ -699,7 +718,10 @@ int run_save(const options& o, const fs::path& dir, tally& t) {
                 measured.op * 1e3, measured.window * 1e3);
     std::fflush(stdout);
     const std::uint64_t goal = std::min(o.kills, t.kills + kills_per_epoch);
-    while (t.kills < goal && file.generation() < max_generation) run(clock.next(measured), nullptr);
+    while (t.kills < goal && file.generation() < max_generation) {
+      t.attempt(o.kills);
+      run(clock.next(measured), nullptr);
+    }
   }
   file.print_strays(o.mode);
   return 0;
@@ -807,7 +829,10 @@ int run_lsm(const options& o, const fs::path& dir, tally& t) {
         measured.window * 1e3);
     std::fflush(stdout);
     const std::uint64_t goal = std::min(o.kills, t.kills + kills_per_epoch);
-    while (t.kills < goal && flushed < max_generation) run(clock.next(measured), nullptr);
+    while (t.kills < goal && flushed < max_generation) {
+      t.attempt(o.kills);
+      run(clock.next(measured), nullptr);
+    }
   }
   return 0;
 }
