@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -126,8 +127,26 @@ void mutate(cuckoo_filter f) {
   f.clear();
   FUZZ_CHECK(!f.may_contain(new_key) && f.occupied_slots() == 0);
 }
+// Known defect (regressions/deserialize_any/scalable_forged_capacity): the loader does not check
+// a sub-filter's size against the sizing of its capacity and rate, so a small file can declare a
+// capacity whose next sub-filter needs gigabytes. True when every sub-filter is sized as
+// bloom_filter sizes itself for its target, as the writer does.
+bool sized_as_written(const scalable_bloom_filter& f) {
+  for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+    const auto sub = f.sub_filter(i);
+    try {
+      if (bloom_filter::plan(target{sub.capacity(), sub.target_fpr()}).bytes != sub.size_in_bytes())
+        return false;
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void mutate(scalable_bloom_filter f) {
   const scalable_bloom_filter before = f;
+  if (!sized_as_written(f) && bloomery_fuzz::tolerate_known_defect()) return;
   try {
     const insert_result r = f.insert(new_key);
     FUZZ_CHECK(f.may_contain(new_key));
@@ -139,6 +158,23 @@ void mutate(scalable_bloom_filter f) {
   FUZZ_CHECK(!f.may_contain(new_key) && f.sub_filter_count() == 1);
 }
 void mutate(const static_filter&) {}
+
+// Known defect (regressions/deserialize_any/cuckoo_explicit_plain_layout): a cuckoo parameter
+// block may spell out the plain layout (64 bytes, layout 0), which the writer never does, so such
+// a file reads as a filter that serializes to other bytes. True for such a file.
+bool explicit_plain_cuckoo(std::span<const std::byte> b) {
+  const auto u32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    if (b.size() >= at + 4) std::memcpy(&v, b.data() + at, 4);
+    return v;
+  };
+  return b.size() >= 192 && u32(12) == 4 && u32(20) == 64 && u32(128 + 56) == 0;
+}
+
+// Whether a file that parses must serialize back to exactly its bytes.
+bool must_round_trip(std::span<const std::byte> b) {
+  return !(explicit_plain_cuckoo(b) && bloomery_fuzz::tolerate_known_defect());
+}
 
 template <class F>
 void check_kind(std::span<const std::byte> bytes, const std::optional<any_filter>& any,
@@ -160,8 +196,7 @@ void check_kind(std::span<const std::byte> bytes, const std::optional<any_filter
 
   const F* from_any = any->get_if<F>();
   FUZZ_CHECK(from_any != nullptr && *from_any == *f);
-  const std::vector<std::byte> again = serialize(*f);
-  FUZZ_CHECK(std::ranges::equal(again, bytes));
+  if (must_round_trip(bytes)) FUZZ_CHECK(std::ranges::equal(serialize(*f), bytes));
 
   const filter_stats s = checked_stats(*f);
   FUZZ_CHECK(same_stats(s, any->stats()));
@@ -189,14 +224,14 @@ void check_file(std::span<const std::byte> bytes) {
   }
   FUZZ_CHECK(loaded.has_value() == any.has_value());
   if (any) {
-    FUZZ_CHECK(std::ranges::equal(serialize(*any), bytes));
+    if (must_round_trip(bytes)) FUZZ_CHECK(std::ranges::equal(serialize(*any), bytes));
     FUZZ_CHECK(same_stats(any->stats(), loaded->stats()));
     // The documented contract is bytes, not an aligned buffer: the same bytes one byte off the
     // allocator's alignment read as the same filter.
     std::vector<std::byte> shifted(bytes.size() + 1);
     std::ranges::copy(bytes, shifted.begin() + 1);
     const any_filter off = deserialize_any(std::span(shifted).subspan(1));
-    FUZZ_CHECK(std::ranges::equal(serialize(off), bytes));
+    FUZZ_CHECK(std::ranges::equal(serialize(off), serialize(*any)));
   }
   check_kind<bloom_filter>(bytes, any, file);
   check_kind<blocked_bloom_filter>(bytes, any, file);
