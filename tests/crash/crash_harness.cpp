@@ -457,7 +457,7 @@ std::string octal(mode_t m) {
   return buf;
 }
 
-// How save()'s temporary files beside `path` begin: ".NAME.tmp." (then mkstemp's six letters).
+// How save()'s temporary files beside `path` begin: ".NAME.tmp." (then a unique suffix).
 std::string temp_prefix(const fs::path& path) {
   std::string prefix = ".";  // appended: GCC 12 warns falsely (-Wrestrict) on "." + name
   return prefix.append(path.filename().string()).append(".tmp.");
@@ -489,7 +489,6 @@ class filter_file {
     return
         [prefix = temp_prefix(path_)](const std::string& name) { return name.starts_with(prefix); };
   }
-  const generations& gens() const { return gens_; }
 
   // A new epoch: generation 0 of `kind`, written by the library (not under a kill).
   void start_epoch(filter_kind kind, bloomery::target t, const generations& g) {
