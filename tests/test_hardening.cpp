@@ -178,6 +178,27 @@ TEST(Hardening, ReadFilterFileReturnsExactlyTheFile) {
   EXPECT_THROW((void)read_filter_file(dir.path()), std::system_error);
 }
 
+// Explicit parameters whose modelled FPR rounds to 1 (255 hashes into one bit or counter) once
+// saved a target of exactly 1, which the loader refuses: the filter saved but did not load.
+TEST(Hardening, FiltersWithExtremeExplicitParametersLoadAfterSaving) {
+  temp_dir dir;
+  bloom_filter b({.bits = 1, .hashes = 255});
+  b.insert(1);
+  EXPECT_LT(b.target_fpr(), 1.0);
+  save(b, dir / "b.bf");
+  EXPECT_EQ(load<bloom_filter>(dir / "b.bf"), b);
+  counting_bloom_filter c({.counters = 1, .hashes = 255});
+  c.insert(1);
+  EXPECT_LT(c.target_fpr(), 1.0);
+  save(c, dir / "c.bf");
+  EXPECT_TRUE(load<counting_bloom_filter>(dir / "c.bf").may_contain(1));
+  cuckoo_filter k({.fingerprint_bits = 4, .buckets = 1});
+  EXPECT_GT(k.target_fpr(), 0.0);
+  EXPECT_LT(k.target_fpr(), 1.0);
+  save(k, dir / "k.bf");
+  EXPECT_NO_THROW((void)load_any(dir / "k.bf"));
+}
+
 // --- 5. random keys come from the kernel -----------------------------------------------------
 
 TEST(Hardening, RandomKeyDrawsFromGetrandom) {

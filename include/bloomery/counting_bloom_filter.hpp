@@ -237,8 +237,8 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
     }
     const auto cap = std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(static_cast<double>(p.counters) * detail::ln2 / p.hashes));
-    init(p.counters, p.hashes, p.counter_bits, cap, false_positive_rate(cap, p.counters, p.hashes),
-         std::move(h));
+    init(p.counters, p.hashes, p.counter_bits, cap,
+         detail::as_target_fpr(false_positive_rate(cap, p.counters, p.hashes)), std::move(h));
   }
 
   // What counting_bloom_filter(t, o) would cost, without allocating it.

@@ -193,7 +193,8 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>, public detai
     const std::uint64_t cap =
         std::max<std::uint64_t>(1, p.buckets * bucket_slots * target_load_num / target_load_den);
     init(p.fingerprint_bits, p.buckets, p.max_kicks, cap,
-         model_fpr(p.fingerprint_bits, p.buckets, cap), std::move(h), p.semi_sorted);
+         detail::as_target_fpr(model_fpr(p.fingerprint_bits, p.buckets, cap)), std::move(h),
+         p.semi_sorted);
   }
 
   // The smallest false-positive rate a filter sized from a target can promise: the model's rate

@@ -1,6 +1,7 @@
 // Sizing: the classic Bloom filter formulas, in one place. docs/formulas.md derives each one.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -79,6 +80,13 @@ inline void check_bits(std::uint64_t m, const char* name = "bits") {
   if (m == 0 || m > max_bits) {
     invalid(name, std::to_string(m), "allowed range is [1, 2^48]");
   }
+}
+
+// A modelled FPR as a filter's target: inside (0, 1), as files require. Explicit parameters can
+// model a rate that rounds to exactly 1 (255 hashes into one bit), which a saved file could then
+// not be loaded with (found by fuzz/diff_bloom).
+inline double as_target_fpr(double p) noexcept {
+  return std::min(std::max(p, std::numeric_limits<double>::min()), std::nextafter(1.0, 0.0));
 }
 
 inline void check_hashes(std::uint64_t k, const char* name = "hashes") {

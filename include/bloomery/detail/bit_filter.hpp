@@ -156,7 +156,8 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
     }
     const auto cap = std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(static_cast<double>(p.bits) * ln2 / p.hashes));
-    init(p.bits, p.hashes, cap, Layout::model_fpr(cap, p.bits, p.hashes), std::move(h));
+    init(p.bits, p.hashes, cap, as_target_fpr(Layout::model_fpr(cap, p.bits, p.hashes)),
+         std::move(h));
   }
 
   // What the filter sized for `t` would cost, without allocating it.
