@@ -52,31 +52,55 @@ inline void write_all(int fd, std::span<const std::byte> bytes, const std::files
   }
 }
 
-// Exclusively creates a fresh temporary file beside `path` with permission bits `mode` (which the
+inline std::filesystem::path dir_of(const std::filesystem::path& path) {
+  return path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+}
+
+// A fresh name for a temporary file beside `path`: ".NAME.tmp." and 12 hex digits, unique across
+// threads (the counter) and processes (the pid); the clock makes names from a reused pid unlikely
+// to collide with a dead process's leftovers.
+inline std::string temp_name_beside(const std::filesystem::path& path) {
+  static std::atomic<std::uint64_t> counter{0};
+  const std::uint64_t tag[] = {
+      static_cast<std::uint64_t>(::getpid()), counter.fetch_add(1),
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
+  char suffix[17];
+  std::snprintf(suffix, sizeof suffix, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(tag, sizeof tag)));
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + name + suffix here.
+  std::string leaf = ".";
+  leaf.append(path.filename().string()).append(".tmp.").append(suffix, 12);
+  return (dir_of(path) / leaf).string();
+}
+
+// Exclusively creates a named temporary file beside `path` with permission bits `mode` (which the
 // kernel reduces by the umask). Not mkstemp: it always creates 0600, and learning the umask to
 // widen that again means umask(0) + umask(old), a process-wide race that leaves other threads'
 // files world-writable.
 inline int create_temp_beside(const std::filesystem::path& path, mode_t mode, std::string& name) {
-  static std::atomic<std::uint64_t> counter{0};
-  const std::filesystem::path dir =
-      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   for (int attempt = 0; attempt < 100; ++attempt) {
-    // Unique across threads (the counter) and processes (the pid); the clock makes names from
-    // a reused pid unlikely to collide with a dead process's leftovers.
-    const std::uint64_t tag[] = {
-        static_cast<std::uint64_t>(::getpid()), counter.fetch_add(1),
-        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())};
-    char suffix[17];
-    std::snprintf(suffix, sizeof suffix, "%016llx",
-                  static_cast<unsigned long long>(XXH3_64bits(tag, sizeof tag)));
-    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "." + name + suffix here.
-    std::string leaf = ".";
-    leaf.append(path.filename().string()).append(".tmp.").append(suffix, 12);
-    name = (dir / leaf).string();
+    name = temp_name_beside(path);
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
+}
+
+// Gives the anonymous file `fd` (opened with O_TMPFILE) a temporary name beside `path`, or returns
+// "" where this system cannot (linkat by descriptor needs a privilege, by /proc path a mounted
+// /proc).
+inline std::string name_anonymous(int fd, const std::filesystem::path& path) {
+  const std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string name = temp_name_beside(path);
+    if (::linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0) return name;
+    if (errno != EEXIST &&
+        ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+      return name;
+    }
+    if (errno != EEXIST) return {};
+  }
+  return {};
 }
 
 }  // namespace detail
@@ -92,34 +116,57 @@ enum class file_access {
 
 // Writes `parts`, concatenated, to `path` crash-safely: a temporary file in the same directory,
 // fsync, rename over the target, fsync the directory. A crash at any point leaves either the old or
-// the new file (and at worst a stray ".NAME.tmp.*" beside it); the permission bits never widen
-// (see file_access). Throws std::system_error.
+// the new file, and the permission bits never widen (see file_access). The temporary file is
+// anonymous (O_TMPFILE) until just before the rename, so a crash leaves no stray file behind
+// except in that instant, or where the file system has no O_TMPFILE (then a ".NAME.tmp.*" file,
+// safe to delete when no writer runs). Throws std::system_error.
 inline void write_file_atomically(const std::filesystem::path& path,
                                   std::span<const std::span<const std::byte>> parts,
                                   file_access access = file_access::inherit) {
-  const std::filesystem::path dir =
-      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  const std::filesystem::path dir = detail::dir_of(path);
   const mode_t private_bits = access == file_access::owner_only ? 0077 : 0;
   struct stat old {};
   const bool replacing = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode);
   // A replacement starts private and gets the old bits by fchmod (which ignores the umask); a new
   // file gets its bits from open(), which applies the umask atomically.
-  std::string tmpl;
-  detail::fd_guard tmp{
-      detail::create_temp_beside(path, replacing ? 0600 : 0666 & ~private_bits, tmpl)};
-  if (tmp.fd < 0) detail::io_fail("cannot create a temporary file beside", path);
-  try {
-    for (const auto& part : parts) detail::write_all(tmp.fd, part, tmpl);
-    if (::fsync(tmp.fd) != 0) detail::io_fail("cannot fsync", tmpl);
-    if (replacing && ::fchmod(tmp.fd, old.st_mode & 07777 & ~private_bits) != 0) {
-      detail::io_fail("cannot set the permissions of", tmpl);
+  const mode_t mode = replacing ? 0600 : 0666 & ~private_bits;
+  // Fills `fd` and renames `name` (the file's name once `named` gives it one) over `path`.
+  const auto commit = [&](int fd, std::string& name, auto&& named) {
+    const std::string& what = name.empty() ? path.string() : name;
+    for (const auto& part : parts) detail::write_all(fd, part, what);
+    if (::fsync(fd) != 0) detail::io_fail("cannot fsync a temporary file for", path);
+    if (replacing && ::fchmod(fd, old.st_mode & 07777 & ~private_bits) != 0) {
+      detail::io_fail("cannot set the permissions of a temporary file for", path);
     }
-    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    if (!named()) return false;
+    if (::rename(name.c_str(), path.c_str()) != 0) {
       detail::io_fail("cannot rename a temporary file to", path);
     }
-  } catch (...) {
-    ::unlink(tmpl.c_str());
-    throw;
+    return true;
+  };
+  std::string name;
+  bool done = false;
+  {
+    detail::fd_guard anon{::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, mode)};
+    if (anon.fd >= 0) {
+      try {
+        done = commit(anon.fd, name,
+                      [&] { return !(name = detail::name_anonymous(anon.fd, path)).empty(); });
+      } catch (...) {
+        if (!name.empty()) ::unlink(name.c_str());
+        throw;
+      }
+    }
+  }
+  if (!done) {  // no O_TMPFILE here, or no way to name such a file: a named temporary file
+    detail::fd_guard tmp{detail::create_temp_beside(path, mode, name)};
+    if (tmp.fd < 0) detail::io_fail("cannot create a temporary file beside", path);
+    try {
+      commit(tmp.fd, name, [] { return true; });
+    } catch (...) {
+      ::unlink(name.c_str());
+      throw;
+    }
   }
   detail::fd_guard d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (d.fd >= 0) ::fsync(d.fd);  // makes the rename durable; best effort where unsupported
