@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -87,14 +88,23 @@ manifest decode_manifest(const std::string& text, const fs::path& path) {
     }
   }
   if (!have_next) throw corruption_error(path, "no 'next' line");
-  // The next flush writes table `next`: a manifest whose counter is not past every table it
-  // lists would have that flush overwrite a live table (found by fuzz/lsm_readers).
+  // The next flush writes table `next` and counts on: a counter that is not past every table
+  // listed would have that flush overwrite a live table, and one at the top of the range would
+  // wrap to 0 (both found by fuzz/lsm_readers).
+  if (m.next_file == std::numeric_limits<std::uint64_t>::max()) {
+    throw corruption_error(path, "next file number " + std::to_string(m.next_file) +
+                                     " leaves no number for a new table");
+  }
   std::set<std::string> seen;
   for (const std::string& t : m.tables) {
     if (!seen.insert(t).second) throw corruption_error(path, "table " + t + " is listed twice");
     std::uint64_t number = 0;
     const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size() - 4, number);
-    if (ec != std::errc() || number >= m.next_file) {
+    // Only the names the store writes: no overlong runs of zeros a file system would refuse.
+    if (ec != std::errc() || t != table_name(number)) {
+      throw corruption_error(path, "'" + t + "' is not a table name this store writes");
+    }
+    if (number >= m.next_file) {
       throw corruption_error(
           path, "next file number " + std::to_string(m.next_file) + " is not past table " + t);
     }

@@ -500,11 +500,19 @@ TEST(Corruption, DamagedOrMissingManifestEntriesAreRejected) {
     EXPECT_NE(what.find("MANIFEST"), std::string::npos) << what;
     EXPECT_TRUE(fs::exists(b.table));
   }
-  // The last three: the counter is not past a listed table, so the next flush would overwrite a
-  // live table (found by fuzz/lsm_readers), and a table listed twice.
-  for (const char* line : {"next x\n", "next 5x\n", "table ../../etc/passwd\n", "table .sst\n",
-                           "next 1\ntable 000001.sst\n", "next 2\ntable 000007.sst\n",
-                           "next 9\ntable 000001.sst\ntable 000001.sst\n"}) {
+  // From the fourth on: the counter is not past a listed table, so the next flush would overwrite
+  // a live table; a table listed twice; a counter a flush would wrap to 0; a table name longer
+  // than a file system allows (all but the duplicate found by fuzz/lsm_readers).
+  for (const char* line :
+       {"next x\n", "next 5x\n", "table ../../etc/passwd\n", "table .sst\n",
+        "next 1\ntable 000001.sst\n", "next 2\ntable 000007.sst\n",
+        "next 9\ntable 000001.sst\ntable 000001.sst\n", "next 18446744073709551615\n",
+        "next 9\ntable 0000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "00"
+        "000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+        "00"
+        "0000000000000000000000000000000000000000001.sst\n"}) {
     // A manifest with a bad line but a valid checksum: rejected by content, not by checksum.
     built_store b;
     std::string body = "bloomery-lsm-manifest 1\n" + std::string(line);
