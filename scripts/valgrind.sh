@@ -24,9 +24,9 @@ exec valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for
 WRAP
 chmod +x "$logs/bloomery"
 status=0
-tools/bloomery/tests/cli_test.sh "$logs/bloomery" || status=$?
+bash tools/bloomery/tests/cli_test.sh "$logs/bloomery" || status=$?
 runs=$(find "$logs" -name 'memcheck.*' | wc -l)
-errors=$(cat "$logs"/memcheck.* | awk '/ERROR SUMMARY:/ { n += $4 } END { print n + 0 }')
+errors=$(cat /dev/null "$logs"/memcheck.* | awk '/ERROR SUMMARY:/ { n += $4 } END { print n + 0 }')
 echo "valgrind.sh: $runs bloomery runs under memcheck, $errors errors"
 if [ "$errors" -ne 0 ]; then
   grep -l "ERROR SUMMARY: [1-9]" "$logs"/memcheck.* | head -3 | xargs cat >&2
