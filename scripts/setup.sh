@@ -9,6 +9,8 @@ packages=(
   googletest libgtest-dev librapidcheck-dev   # tests
   libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers, LevelDB integration
   libsnappy-dev                      # Debian's LevelDB CMake package links -lsnappy
+  clang libclang-rt-14-dev           # the libFuzzer targets (fuzz/): clang and its fuzzer runtime
+  valgrind                           # scripts/valgrind.sh, the opt-in memcheck run
 )
 
 missing=()

@@ -2,7 +2,8 @@
 # Builds bloomery (installing missing Debian packages) and runs every test:
 #   1. the whole suite in a Release build (unit, property, concurrency, install, demo smoke test);
 #   2. the test binaries again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the concurrency tests under ThreadSanitizer.
+#   3. the concurrency tests (library and CLI) under ThreadSanitizer;
+#   4. every libFuzzer target of fuzz/ for a short fixed budget, after replaying its reproducers.
 # Set BLOOMERY_SKIP_SANITIZERS=1 to run only stage 1 while iterating.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,17 +26,24 @@ if [ "${BLOOMERY_SKIP_SANITIZERS:-0}" = 1 ]; then exit 0; fi
 # which had made the ASan build two thirds of the whole run.
 san_build_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1")
 
-stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store and LevelDB tests"
+# Every test binary: unit, concurrency, CLI, LSM store, LevelDB and the kill harness (fewer kills
+# than stage 1: each writer runs several times slower here).
+stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store, LevelDB and kill tests"
 cmake -S . -B build-asan "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb" >/dev/null
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_CRASH_KILLS=12 \
+  -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb;crash" >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli|lsm|leveldb"
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli|lsm|leveldb|crash"
 
-stage "ThreadSanitizer: concurrency tests"
+stage "ThreadSanitizer: concurrency tests of the library and the CLI"
 cmake -S . -B build-tsan "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_BUILD_TOOLS=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_BUILD_TOOLS=ON \
+  -DBLOOMERY_BUILD_LSM=OFF -DBLOOMERY_BUILD_LEVELDB=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
 cmake --build build-tsan -j"$jobs"
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure -L concurrency
+
+stage "libFuzzer: every target of fuzz/ for a short budget"
+scripts/fuzz.sh
