@@ -120,7 +120,7 @@ inline any_filter deserialize_any(std::span<const std::byte> bytes) {
   const detail::parsed_file parsed = detail::parse(bytes);
   std::optional<any_filter> out;
   [&]<class... Fs>(type_list<Fs...>) {
-    ((parsed.kind == Fs::kind && (out.emplace(Fs::from_image(parsed)), true)) || ...);
+    (void)((parsed.kind == Fs::kind && (out.emplace(Fs::from_image(parsed)), true)) || ...);
   }(filter_types{});
   if (!out)
     detail::fail("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(parsed.kind)));

@@ -23,7 +23,7 @@ class filter_view : public Queries<filter_view<Queries, Meta, Word>> {
   filter_view(Meta meta, const Word* storage) : meta_(std::move(meta)), storage_(storage) {}
 
  private:
-  friend class Queries<filter_view>;
+  friend Queries<filter_view>;  // not "friend class": clang rejects an alias template there
   const Word* storage() const noexcept { return storage_; }
   Meta meta_;
   const Word* storage_;
