@@ -191,10 +191,11 @@ std::uint64_t splitmix(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 
-// The differential targets decode any bytes as parameters and operations: random seeds suffice.
+// The differential targets and static_build decode any bytes as parameters and operations (or
+// keys): random seeds suffice.
 void op_inputs() {
-  for (const char* target :
-       {"diff_bloom", "diff_blocked", "diff_counting", "diff_cuckoo", "diff_scalable"}) {
+  for (const char* target : {"diff_bloom", "diff_blocked", "diff_counting", "diff_cuckoo",
+                             "diff_scalable", "static_build"}) {
     std::uint64_t state = std::hash<std::string>{}(target);
     for (int i = 0; i < 6; ++i) {
       bytes b(64 + 40 * i);
@@ -202,6 +203,15 @@ void op_inputs() {
       write(target, "random" + std::to_string(i), b);
     }
   }
+}
+
+// static_build edge cases: no key, one key, one key many times (hasher byte, mode byte, keys).
+void static_inputs() {
+  write("static_build", "no_keys", {std::byte{0}, std::byte{1}});
+  write("static_build", "one_key_16bit", {std::byte{0}, std::byte{3}, std::byte{5}, std::byte{0}});
+  bytes dups = {std::byte{1}, std::byte{0}, std::byte{3}};
+  for (int i = 0; i < 40; ++i) dups.insert(dups.end(), {std::byte{7}, std::byte{0}});
+  write("static_build", "duplicates_keyed", dups);
 }
 
 }  // namespace
@@ -216,5 +226,6 @@ int main(int argc, char** argv) {
   lsm_inputs();
   key_inputs();
   op_inputs();
+  static_inputs();
   return 0;
 }

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=12
+seconds=11
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,8 +19,8 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(deserialize_any lsm_readers cli_keys diff_bloom diff_blocked diff_counting diff_cuckoo
-     diff_scalable)
+all=(deserialize_any lsm_readers cli_keys static_build diff_bloom diff_blocked diff_counting
+     diff_cuckoo diff_scalable)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # Inputs longer than these only slow a target down: its seeds are far shorter, and the
@@ -30,6 +30,7 @@ max_len() {
     deserialize_any) echo 4096 ;;
     lsm_readers) echo 2048 ;;
     cli_keys) echo 512 ;;
+    static_build) echo 2048 ;;
     *) echo 768 ;;
   esac
 }
