@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=11
+seconds=10
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
