@@ -1224,12 +1224,11 @@ TEST(CuckooFormat, DamagedFilesAreRejected) {
   const cuckoo_filter f = small_filter_in(true);  // 32 buckets of 36 bits: 1152 table bits
   const auto small = serialize(f);
   const std::size_t P = 128;
-  EXPECT_TRUE(
-      contains(edited_error(small, P + 56, std::uint32_t{2}), "bucket layout out of range: 2"));
+  EXPECT_TRUE(contains(edited_error(small, P + 56, std::uint32_t{2}), "bucket layout field is 2"));
   EXPECT_TRUE(contains(edited_error(small, P + 60, std::uint32_t{1}), "reserved parameter field"));
-  // Layout 0 (plain) over a semi-sorted payload of the same size: read as 40-bit buckets, the
-  // table no longer holds the 100 fingerprints the counts promise.
-  EXPECT_TRUE(contains(edited_error(small, P + 56, std::uint32_t{0}), "the table holds"));
+  // An explicit layout 0 (plain): plain filters omit the field, so each filter has one file
+  // (fuzz/regressions/deserialize_any/cuckoo_explicit_plain_layout re-serialized 8 bytes shorter).
+  EXPECT_TRUE(contains(edited_error(small, P + 56, std::uint32_t{0}), "bucket layout field is 0"));
   EXPECT_TRUE(contains(edited_error(small, P + 0, std::uint32_t{16}), "payload has"));
   EXPECT_TRUE(
       contains(edited_error(small, 192 + 144, std::uint8_t{1}), "padding bits past the table"));

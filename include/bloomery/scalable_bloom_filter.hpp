@@ -506,6 +506,21 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
       if (const std::string why = detail::classic_layout::check(l.bits, l.hashes); !why.empty()) {
         detail::fail(which + why);
       }
+      // Sized exactly as scalable_make_layer sizes it: a forged small layer for a huge capacity
+      // would otherwise make the next grow() ask for the memory of the capacity the file claims,
+      // without the payload to show for it (found by fuzz/deserialize_any).
+      bloom_parameters sized{};
+      try {
+        sized = detail::classic_layout::size_for(expected);
+      } catch (const std::invalid_argument&) {
+        detail::fail(which + "capacity " + std::to_string(expected.capacity) + " cannot be sized");
+      }
+      if (l.bits != sized.bits || l.hashes != sized.hashes) {
+        detail::fail(which + std::to_string(l.bits) + " bits and " + std::to_string(l.hashes) +
+                     " hashes are not the sizing of its capacity and fpr (" +
+                     std::to_string(sized.bits) + " bits, " + std::to_string(sized.hashes) +
+                     " hashes)");
+      }
       l.word_offset = offset;
       offset += l.words();
       if (l.inserted > std::numeric_limits<std::uint64_t>::max() - inserted) {
