@@ -96,17 +96,9 @@ void run_bit_diff(input& in, const bloomery::hasher& h, Make make) {
         FUZZ_CHECK(!s.keys.contains(k) || s.filter.may_contain(k));
         break;
       }
-      case op::query_many: {
-        std::vector<std::uint64_t> batch(in.byte() % 80);
-        for (std::uint64_t& k : batch) k = key(in, key_space);
-        std::vector<std::uint8_t> out(batch.size());
-        FUZZ_CHECK(s.filter.may_contain_many(batch, out) ==
-                   static_cast<std::size_t>(std::count(out.begin(), out.end(), 1)));
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-          FUZZ_CHECK((out[i] != 0) == s.filter.may_contain(batch[i]));
-        }
+      case op::query_many:
+        check_batch_query(s.filter, in, key_space);
         break;
-      }
       case op::merge:
         s.filter |= other.filter;
         s.keys.insert(other.keys.begin(), other.keys.end());
@@ -135,19 +127,10 @@ void run_bit_diff(input& in, const bloomery::hasher& h, Make make) {
         s.exact = true;
         FUZZ_CHECK(s.filter == empty);
         break;
-      case op::bad_merge: {
+      case op::bad_merge:
         if (!alien) alien.emplace(make(other_hasher(h)));  // sizing can cost milliseconds
-        const F before = s.filter;
-        FUZZ_CHECK(!s.filter.incompatibility(*alien).empty());
-        bool threw = false;
-        try {
-          s.filter |= *alien;
-        } catch (const std::invalid_argument&) {
-          threw = true;
-        }
-        FUZZ_CHECK(threw && s.filter == before && s.filter.inserted() == s.inserted);
+        check_refused_merge(s.filter, *alien);
         break;
-      }
     }
   }
   check_side(sides[0], empty);

@@ -101,18 +101,9 @@ void run(input& in, const cuckoo_filter& empty) {
         FUZZ_CHECK(s.filter.may_contain(k) == (s.filter.count(k) > 0));
         break;
       }
-      case op::query_many: {
-        std::vector<std::uint64_t> batch(in.byte() % 80);
-        for (std::uint64_t& k : batch) k = key(in, key_space);
-        std::vector<std::uint8_t> out(batch.size());
-        std::size_t positives = 0;
-        for (std::size_t i = 0; i < batch.size(); ++i) positives += s.filter.may_contain(batch[i]);
-        FUZZ_CHECK(s.filter.may_contain_many(batch, out) == positives);
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-          FUZZ_CHECK((out[i] != 0) == s.filter.may_contain(batch[i]));
-        }
+      case op::query_many:
+        check_batch_query(s.filter, in, key_space);
         break;
-      }
       case op::round_trip:
         s.filter = round_trip(s.filter);
         check_side(s);

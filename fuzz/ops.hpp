@@ -15,6 +15,7 @@
 #include <cstring>
 #include <iterator>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,36 @@ F round_trip(const F& f) {
   FUZZ_CHECK(g == f && g.inserted() == f.inserted());
   FUZZ_CHECK(bloomery::serialize(g) == bytes);
   return g;
+}
+
+// A batch of keys from the input: may_contain_many answers each exactly as may_contain does and
+// counts the positives.
+template <class F>
+void check_batch_query(const F& f, input& in, std::uint64_t key_space) {
+  std::vector<std::uint64_t> batch(in.byte() % 80);
+  for (std::uint64_t& k : batch) k = key(in, key_space);
+  std::vector<std::uint8_t> out(batch.size());
+  std::size_t positives = 0;
+  for (const std::uint64_t k : batch) positives += f.may_contain(k);
+  FUZZ_CHECK(f.may_contain_many(batch, out) == positives);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    FUZZ_CHECK((out[i] != 0) == f.may_contain(batch[i]));
+  }
+}
+
+// A union with `alien` (another hasher) is refused with std::invalid_argument and changes
+// nothing, counts included.
+template <class F>
+void check_refused_merge(F& f, const F& alien) {
+  const F before = f;
+  FUZZ_CHECK(!f.incompatibility(alien).empty());
+  bool threw = false;
+  try {
+    f |= alien;
+  } catch (const std::invalid_argument&) {
+    threw = true;
+  }
+  FUZZ_CHECK(threw && f == before && f.inserted() == before.inserted());
 }
 
 }  // namespace bloomery_fuzz

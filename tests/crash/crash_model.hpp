@@ -3,7 +3,10 @@
 // writer operation (an add, a remove, a save, a flush) of `batch` keys.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +53,15 @@ inline std::optional<std::string> lsm_expected(std::uint64_t j, std::uint64_t ba
   if (g + 1 < flushed && i == 0) return overwrite_of(g + 1);
   if (g + 1 < flushed && i == 1) return std::nullopt;
   return value_of(g, i);
+}
+
+// A writer's report to the harness, one line on standard output ("saved 3"); a writer whose
+// harness is gone exits, since nobody is left to read them.
+inline void report(const char* what, std::uint64_t generation) {
+  const std::string line = std::string(what) + " " + std::to_string(generation) + "\n";
+  if (::write(STDOUT_FILENO, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    std::exit(4);
+  }
 }
 
 }  // namespace bloomery_crash

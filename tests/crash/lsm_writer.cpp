@@ -14,17 +14,6 @@
 
 #include "crash_model.hpp"
 
-namespace {
-
-void report(const char* what, std::uint64_t generation) {
-  const std::string line = std::string(what) + " " + std::to_string(generation) + "\n";
-  if (::write(STDOUT_FILENO, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-    std::exit(4);  // the harness is gone: nobody is left to read the reports
-  }
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   if (argc != 4) {
     std::fprintf(stderr, "usage: %s DIR none|bloom|blocked|static BATCH\n", argv[0]);
@@ -39,7 +28,7 @@ int main(int argc, char** argv) {
     opts.memtable_entries = 2 * batch + 16;  // only the explicit flush() writes tables
     bloomery::lsm::store s = bloomery::lsm::store::open(argv[1], opts);
     std::uint64_t g = s.tables().size();
-    report("ready", g);
+    bloomery_crash::report("ready", g);
     for (;; ++g) {
       for (std::uint64_t i = 0; i < batch; ++i) {
         s.put(bloomery_crash::key(g * batch + i), bloomery_crash::value_of(g, i));
@@ -49,7 +38,7 @@ int main(int argc, char** argv) {
         s.remove(bloomery_crash::key((g - 1) * batch + 1));
       }
       s.flush();
-      report("flushed", g + 1);
+      bloomery_crash::report("flushed", g + 1);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bloomery_crash_lsm_writer: %s\n", e.what());

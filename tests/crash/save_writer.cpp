@@ -15,17 +15,6 @@
 
 #include "crash_model.hpp"
 
-namespace {
-
-void report(const char* what, std::uint64_t generation) {
-  const std::string line = std::string(what) + " " + std::to_string(generation) + "\n";
-  if (::write(STDOUT_FILENO, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-    std::exit(4);  // the harness is gone: nobody is left to read the reports
-  }
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   if (argc != 3) {
     std::fprintf(stderr, "usage: %s FILE BATCH\n", argv[0]);
@@ -39,7 +28,7 @@ int main(int argc, char** argv) {
     // Scalable filters skip keys that already answer "possibly present", so their count may fall
     // short of the keys given by a few false positives: round up to the generation.
     std::uint64_t g = (inserted + batch / 2) / batch;
-    report("ready", g);
+    bloomery_crash::report("ready", g);
     for (;; ++g) {
       f.visit([&]<class F>(F& x) {
         if constexpr (bloomery::insertable_filter<F>) {
@@ -53,7 +42,7 @@ int main(int argc, char** argv) {
         }
       });
       bloomery::save(f, file);
-      report("saved", g + 1);
+      bloomery_crash::report("saved", g + 1);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bloomery_crash_save_writer: %s\n", e.what());
