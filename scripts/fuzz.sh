@@ -4,12 +4,12 @@
 # of its seed corpus fuzz/corpus/<target>/ (the committed corpus is never written). Fails on any
 # crash, leak, sanitizer report or failing reproducer. Installs nothing: it needs clang and
 # libFuzzer (Debian: clang libclang-rt-14-dev), CLI11 and xxHash, as scripts/setup.sh provides.
-#   scripts/fuzz.sh [--seconds N] [TARGET...]   (default: a short run of every target, ~1 minute)
+#   scripts/fuzz.sh [--seconds N] [TARGET...]   (default: 6 s per target, two at a time: ~30 s)
 #   scripts/fuzz.sh --seconds 3600              (the long run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=10
+seconds=6
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in

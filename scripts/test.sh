@@ -31,7 +31,7 @@ san_build_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEB
 stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store, LevelDB and kill tests"
 cmake -S . -B build-asan "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_CRASH_KILLS=12 \
+  -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_CRASH_KILLS=8 \
   -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb;crash" >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
