@@ -16,6 +16,14 @@
 #   bench/run.sh --family --targets  only the blocked-filter targets (absent keys, 10 bits/key,
 #                                    10^7 keys: blocked-10b, bloom-10b, LevelDB), 15 repetitions
 #
+#   bench/run.sh --peers [ARGS]     bloomery-peers instead: bloomery beside Boost.Bloom and the
+#                                    binary fuse filter at 10^5 and 10^7 keys, a markdown table of
+#                                    time ratios (bench/peers/README.md); ARGS go to bloomery-peers
+#   bench/run.sh --curve [ARGS]     bloomery-curve instead: ns per absent-key query against n for
+#                                    every filter and peer, 10^4..10^8 (--huge: on to 10^9 for
+#                                    four of them), drawn by bench/curve/plot.gp into
+#                                    <build>/query-cost.svg; ARGS go to bloomery-curve
+#
 # Environment: MIN_TIME (seconds per benchmark run, default 0.1), REPS (repetitions, default 5),
 # FILTER (overrides the benchmark regex of the main phase), BLOOMERY_BENCH_BUILD_DIR.
 # Further arguments go to Google Benchmark unchanged.
@@ -35,6 +43,44 @@ huge=0
 targets=0
 family=0
 extra=()
+
+# --peers and --curve run their own programs (no Google Benchmark); the rest of this script is
+# the Google Benchmark suites'.
+peers_or_curve() {  # program, arguments...
+  local name=$1
+  shift
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build" -j2 --target "$name"
+  local bin=$build/bench/${name#bloomery-}/$name
+  [[ -x $bin ]] || { echo "run.sh: $bin was not built (are the peers missing?)" >&2; exit 1; }
+  mkdir -p "$build/results"
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+  if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
+    echo "run.sh: warning: 1-minute load average is $load; other work on this machine skews timings" >&2
+  fi
+  local stamp
+  stamp=$(date -u +%Y%m%dT%H%M%SZ)
+  if [[ $name == bloomery-peers ]]; then
+    "$bin" "$@" | tee "$build/results/peers-$stamp.md"
+    echo "run.sh: table in $build/results/peers-$stamp.md"
+  else
+    local data=$build/results/curve-$stamp.dat
+    "$bin" "$@" >"$data"
+    command -v gnuplot >/dev/null || { echo "run.sh: gnuplot not found; data in $data" >&2; exit 1; }
+    gnuplot -e "data='$data'; out='$build/query-cost.svg'" "$here/curve/plot.gp"
+    echo "run.sh: $build/query-cost.svg from $data"
+  fi
+}
+for arg in "$@"; do
+  case "$arg" in
+    --peers|--curve)
+      [[ $1 == "$arg" ]] || { echo "run.sh: $arg must be the first argument" >&2; exit 2; }
+      shift
+      peers_or_curve "bloomery-${arg#--}" "$@"
+      exit 0 ;;
+  esac
+done
 for arg in "$@"; do
   case "$arg" in
     --huge) huge=1 ;;

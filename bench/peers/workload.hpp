@@ -1,0 +1,231 @@
+// What the two drivers (peers.cpp, curve.cpp) share: the key streams, the interleaved timing
+// rounds and the memory probes. Included by the drivers only, never by a library's side.
+#pragma once
+
+#include <bloomery/support/keys.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "contender.hpp"
+
+namespace peers {
+
+// Keys are outputs of one splitmix64 stream at disjoint position ranges, as in bench_common.hpp:
+// present keys [0, n), absent keys from 2^40 on, so the two sets never share a key.
+inline constexpr std::uint64_t kSeed = 0x0123456789abcdefULL;
+inline constexpr std::uint64_t kAbsentBase = std::uint64_t{1} << 40;
+
+inline std::uint64_t key_at(std::uint64_t i) {
+  return bloomery::support::splitmix64_at(kSeed, i);
+}
+
+inline std::vector<std::uint64_t> u64_keys(std::uint64_t first, std::size_t count) {
+  std::vector<std::uint64_t> keys(count);
+  for (std::size_t i = 0; i < count; ++i) keys[i] = key_at(first + i);
+  return keys;
+}
+
+// Byte-string key shapes: 16 raw bytes (two stream outputs), or a URL of about 70 bytes whose
+// path holds one stream output in hex (so distinct positions give distinct URLs).
+enum class shape { bytes16, url };
+
+inline const char* shape_name(shape s) {
+  return s == shape::bytes16 ? "16-byte" : "URL";
+}
+
+// A batch of string keys: one contiguous arena and views into it.
+struct string_keys {
+  std::vector<char> arena;
+  std::vector<std::string_view> views;
+
+  void fill(shape s, std::uint64_t first, std::size_t count) {
+    arena.clear();
+    views.clear();
+    arena.reserve(count * (s == shape::bytes16 ? 16 : 80));
+    std::vector<std::size_t> ends;
+    ends.reserve(count);
+    char buf[128];
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t p = first + i;
+      if (s == shape::bytes16) {
+        const std::uint64_t a = key_at(2 * p), b = key_at(2 * p + 1);
+        const char* pa = reinterpret_cast<const char*>(&a);
+        const char* pb = reinterpret_cast<const char*>(&b);
+        arena.insert(arena.end(), pa, pa + 8);
+        arena.insert(arena.end(), pb, pb + 8);
+      } else {
+        const std::uint64_t x = key_at(p);
+        const int len = std::snprintf(buf, sizeof buf,
+                                      "https://www.site%" PRIu64 ".example.com/articles/%016" PRIx64
+                                      "/page-%" PRIu64 ".html",
+                                      (x >> 40) % 100000, x, (x >> 8) % 1000);
+        arena.insert(arena.end(), buf, buf + len);
+      }
+      ends.push_back(arena.size());
+    }
+    views.resize(count);
+    for (std::size_t i = 0, begin = 0; i < count; begin = ends[i], ++i) {
+      views[i] = std::string_view(arena.data() + begin, ends[i] - begin);
+    }
+  }
+  double mean_length() const {
+    return views.empty() ? 0.0 : static_cast<double>(arena.size()) / views.size();
+  }
+};
+
+// A built filter of some contender; destroyed with it.
+template <class K>
+struct instance {
+  const contender<K>* c = nullptr;
+  void* h = nullptr;
+  instance() = default;
+  instance(const contender<K>& who, void* handle) : c(&who), h(handle) {}
+  instance(instance&& o) noexcept : c(o.c), h(std::exchange(o.h, nullptr)) {}
+  instance& operator=(instance&& o) noexcept {
+    std::swap(c, o.c);
+    std::swap(h, o.h);
+    return *this;
+  }
+  ~instance() {
+    if (h != nullptr) c->destroy(h);
+  }
+  std::uint64_t bytes() const { return c->bytes(h); }
+};
+
+// One timed job: returns the number of positives, so the work cannot be optimized away.
+struct task {
+  std::string name;
+  std::function<std::size_t()> run;
+  std::size_t keys = 1;  // keys per run, to report ns per key
+};
+
+struct timing {
+  std::string name;
+  double median_ns = 0;  // per key
+  double min_ns = 0;
+  double max_ns = 0;
+  std::size_t positives = 0;  // of the last run
+};
+
+inline double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// Runs every task once untimed (warm-up), then `rounds` rounds; each round times every task once,
+// starting one later than the round before, so drift and a noisy neighbour hit all alike.
+inline std::vector<timing> run_rounds(const std::vector<task>& tasks, int rounds) {
+  using clock = std::chrono::steady_clock;
+  const std::size_t t = tasks.size();
+  std::vector<std::vector<double>> samples(t);
+  std::vector<std::size_t> positives(t);
+  for (std::size_t i = 0; i < t; ++i) positives[i] = tasks[i].run();
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t j = 0; j < t; ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(r)) % t;
+      const auto start = clock::now();
+      positives[i] = tasks[i].run();
+      const auto stop = clock::now();
+      samples[i].push_back(std::chrono::duration<double, std::nano>(stop - start).count() /
+                           static_cast<double>(tasks[i].keys));
+    }
+  }
+  std::vector<timing> out(t);
+  for (std::size_t i = 0; i < t; ++i) {
+    const auto [lo, hi] = std::minmax_element(samples[i].begin(), samples[i].end());
+    out[i] = {tasks[i].name, median_of(samples[i]), *lo, *hi, positives[i]};
+  }
+  return out;
+}
+
+inline const timing& timing_of(const std::vector<timing>& all, std::string_view name) {
+  for (const auto& t : all) {
+    if (t.name == name) return t;
+  }
+  throw std::out_of_range("peers: no timing named " + std::string(name));
+}
+
+// The memory probes. Both read an array of `bytes` bytes (at least one cache line).
+//
+// Dependent chain: each load's address comes from the previous load, over one random cycle
+// through every cache line (Sattolo's shuffle), so no two loads overlap: the latency bound.
+class pointer_chase {
+ public:
+  explicit pointer_chase(std::uint64_t bytes)
+      : lines_(std::max<std::uint64_t>(1, bytes / 64)), words_(lines_ * 8) {
+    std::vector<std::uint32_t> order(lines_);
+    std::iota(order.begin(), order.end(), 0u);
+    std::uint64_t state = 0x5eed;
+    for (std::uint64_t i = lines_ - 1; i > 0; --i) {
+      const auto j = static_cast<std::uint64_t>(
+          (static_cast<unsigned __int128>(bloomery::support::splitmix64(state)) * i) >> 64);
+      std::swap(order[i], order[j]);  // j < i: Sattolo, a single cycle
+    }
+    for (std::uint64_t i = 0; i < lines_; ++i) {
+      words_[std::uint64_t{order[i]} * 8] = std::uint64_t{order[(i + 1) % lines_]} * 8;
+    }
+  }
+  // Nanoseconds per load over `loads` dependent loads.
+  double ns_per_load(std::uint64_t loads) const {
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t p = 0;
+    for (std::uint64_t i = 0; i < loads; ++i) p = words_[p];
+    const auto stop = std::chrono::steady_clock::now();
+    sink_ = p;
+    return std::chrono::duration<double, std::nano>(stop - start).count() /
+           static_cast<double>(loads);
+  }
+
+ private:
+  std::uint64_t lines_;
+  std::vector<std::uint64_t> words_;
+  mutable volatile std::uint64_t sink_ = 0;
+};
+
+// Independent loads: random addresses computed from a counter, so the core keeps as many misses
+// in flight as it can: the throughput bound a batched query could reach.
+class random_loads {
+ public:
+  explicit random_loads(std::uint64_t bytes) : words_(std::max<std::uint64_t>(8, bytes / 8), 1) {}
+  double ns_per_load(std::uint64_t loads) const {
+    const std::uint64_t n = words_.size();
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t sum = 0;
+    for (std::uint64_t i = 0; i < loads; ++i) {
+      const std::uint64_t h = bloomery::support::splitmix64_mix(i);
+      sum += words_[static_cast<std::uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
+    }
+    const auto stop = std::chrono::steady_clock::now();
+    sink_ = sum;
+    return std::chrono::duration<double, std::nano>(stop - start).count() /
+           static_cast<double>(loads);
+  }
+
+ private:
+  std::vector<std::uint64_t> words_;
+  mutable volatile std::uint64_t sink_ = 0;
+};
+
+// The median of `reps` measurements.
+template <class Probe>
+double median_ns(const Probe& p, std::uint64_t loads, int reps = 5) {
+  std::vector<double> v;
+  for (int i = 0; i < reps; ++i) v.push_back(p.ns_per_load(loads));
+  return median_of(v);
+}
+
+}  // namespace peers
