@@ -196,27 +196,31 @@ class pointer_chase {
   mutable volatile std::uint64_t sink_ = 0;
 };
 
-// Independent loads: random addresses computed from a counter, so the core keeps as many misses
-// in flight as it can: the throughput bound a batched query could reach.
+// Independent loads: random addresses read from a precomputed index array, so the core keeps as
+// many misses in flight as it can: the throughput bound a batched query could reach.
 class random_loads {
  public:
-  explicit random_loads(std::uint64_t bytes) : words_(std::max<std::uint64_t>(8, bytes / 8), 1) {}
-  double ns_per_load(std::uint64_t loads) const {
+  random_loads(std::uint64_t bytes, std::uint64_t loads)
+      : words_(std::max<std::uint64_t>(8, bytes / 8), 1), index_(loads) {
     const std::uint64_t n = words_.size();
-    const auto start = std::chrono::steady_clock::now();
-    std::uint64_t sum = 0;
     for (std::uint64_t i = 0; i < loads; ++i) {
       const std::uint64_t h = bloomery::support::splitmix64_mix(i);
-      sum += words_[static_cast<std::uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
+      index_[i] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
     }
+  }
+  double ns_per_load(std::uint64_t /*loads: fixed at construction*/) const {
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t sum = 0;
+    for (const std::uint64_t i : index_) sum += words_[i];
     const auto stop = std::chrono::steady_clock::now();
     sink_ = sum;
     return std::chrono::duration<double, std::nano>(stop - start).count() /
-           static_cast<double>(loads);
+           static_cast<double>(index_.size());
   }
 
  private:
   std::vector<std::uint64_t> words_;
+  std::vector<std::uint64_t> index_;
   mutable volatile std::uint64_t sink_ = 0;
 };
 

@@ -1,0 +1,246 @@
+// bloomery-curve: the query-cost curve. Nanoseconds per absent-key query, one at a time and
+// batched, against the key count n, for every bloomery filter and every peer, beside this
+// machine's random-access bounds over an array of the filters' size. Prints a gnuplot data file;
+// bench/curve/plot.gp draws it (bench/run.sh --curve does both).
+//
+// usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--quick] > curve.dat
+//   --huge       on past 10^8 to 3*10^8 and 10^9 keys for the classic and blocked filters and
+//                Boost's two (about 5 GB of filters; inserted keys are generated on the fly)
+//   --rounds R   timed rounds per point, at least 5 (default 5); the median is reported
+//   --queries Q  absent keys per timed run (default 2^20)
+//   --quick      n = 10^4..10^6, 2^16 queries: a smoke test, numbers not usable
+//
+// Output: data blocks separated by two blank lines (gnuplot `index`), each headed by its name.
+// Blocks 0 and 1 are the memory bounds: n, ns per load, ns per load (the same figure twice, so
+// both panels plot columns 2 and 3 alike), bytes of the array read (10 bits per key, the
+// filters' size). Block 0: independent random loads, the throughput bound; block 1: a dependent
+// chain of loads, the latency bound. Every further block is one filter: n, ns per query one at a
+// time, ns per query batched ("-" when the filter has no batched call), bits per key, measured
+// FPR. Keys: splitmix64 stream positions [0, n) inserted, [2^40, 2^40 + Q) queried (absent).
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "contender.hpp"
+#include "workload.hpp"
+
+namespace {
+
+using namespace peers;
+using u64 = std::uint64_t;
+
+struct options {
+  bool huge = false;
+  bool quick = false;
+  int rounds = 5;
+  std::size_t queries = std::size_t{1} << 20;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "bloomery-curve: %s\n", why);
+  std::fprintf(stderr, "usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--quick]\n");
+  std::exit(2);
+}
+
+u64 parse_count(const char* s) {
+  char* end = nullptr;
+  const double v = std::strtod(s, &end);
+  if (end == s || *end != '\0' || !(v >= 1) || v > 1e9) usage("a count must lie in [1, 1e9]");
+  return static_cast<u64>(v);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&] {
+      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--huge") {
+      o.huge = true;
+    } else if (a == "--quick") {
+      o.quick = true;
+      o.queries = std::size_t{1} << 16;
+    } else if (a == "--rounds") {
+      o.rounds = static_cast<int>(parse_count(value()));
+      if (o.rounds < 5) usage("--rounds must be at least 5");
+    } else if (a == "--queries") {
+      o.queries = std::max<std::size_t>(kBatch, parse_count(value()));
+    } else {
+      usage(("unknown argument " + a).c_str());
+    }
+  }
+  return o;
+}
+
+// The filters measured past 10^8 keys (--huge): those whose inserts need no stored key set.
+bool goes_huge(const std::string& name) {
+  return name == "bloomery blocked" || name == "bloomery bloom" ||
+         name == "boost fast_multiblock32<8>" || name == "boost classic k=7";
+}
+
+struct point {
+  double one_ns = 0;
+  double many_ns = -1;  // negative: no batched call
+  double bits_per_key = 0;
+  double fpr = 0;
+};
+
+std::string machine_line() {
+  std::string cpu = "unknown CPU";
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  std::string load = "?";
+  std::ifstream la("/proc/loadavg");
+  la >> load;
+  utsname u{};
+  uname(&u);
+  return cpu + ", " + u.sysname + " " + u.release + ", 1-minute load " + load + " at start";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const options o = parse(argc, argv);
+  const std::string machine = machine_line();
+
+  std::vector<const u64_contender*> all;
+  const side native = bloomery_native_side();
+  for (const auto& c : native.u64) all.push_back(&c);
+#ifdef BLOOMERY_CURVE_HAVE_PEERS
+  const side boost = boost_side(10.0);
+  const side fuse = fuse_side();
+  for (const auto& c : boost.u64) all.push_back(&c);
+  for (const auto& c : fuse.u64) all.push_back(&c);
+#endif
+
+  std::vector<u64> sizes;
+  const u64 top = o.quick ? 1'000'000 : o.huge ? 1'000'000'000 : 100'000'000;
+  for (u64 p = 10'000; p <= top; p *= 10) {
+    sizes.push_back(p);
+    if (3 * p <= top) sizes.push_back(3 * p);
+  }
+
+  const std::vector<u64> absent = u64_keys(kAbsentBase, o.queries);
+  std::map<std::string, std::map<u64, point>> curves;
+  std::map<u64, double> throughput, latency;
+  for (const u64 n : sizes) {
+    const bool past_stored = n > 100'000'000;
+    std::vector<const u64_contender*> here;
+    for (const auto* c : all) {
+      if (!past_stored || goes_huge(c->name)) here.push_back(c);
+    }
+    std::fprintf(stderr, "bloomery-curve: n = %" PRIu64 ", %zu filters\n", n, here.size());
+
+    // The built filters first, from a stored key set, freed before the growing ones are made.
+    std::vector<instance<u64>> built(here.size());
+    {
+      std::vector<u64> keys;
+      for (std::size_t i = 0; i < here.size(); ++i) {
+        if (here[i]->build == nullptr) continue;
+        if (keys.empty()) keys = u64_keys(0, static_cast<std::size_t>(n));
+        built[i] = instance<u64>(*here[i], here[i]->build(keys.data(), keys.size()));
+      }
+    }
+    for (std::size_t i = 0; i < here.size(); ++i) {
+      if (here[i]->make != nullptr) built[i] = instance<u64>(*here[i], here[i]->make(n));
+    }
+    // Inserted keys come from the stream a chunk at a time: 10^9 stored keys would take 8 GB.
+    {
+      const std::size_t chunk = std::size_t{1} << 20;
+      std::vector<u64> keys(chunk);
+      for (u64 first = 0; first < n; first += chunk) {
+        const auto count = static_cast<std::size_t>(std::min<u64>(chunk, n - first));
+        for (std::size_t j = 0; j < count; ++j) keys[j] = key_at(first + j);
+        for (auto& f : built) {
+          if (f.c->insert != nullptr) f.c->insert(f.h, keys.data(), count);
+        }
+      }
+      // The first chunk again: a filter must answer "possibly present" for every inserted key.
+      const auto count = static_cast<std::size_t>(std::min<u64>(chunk, n));
+      for (std::size_t j = 0; j < count; ++j) keys[j] = key_at(j);
+      for (const auto& f : built) {
+        if (f.c->query_one(f.h, keys.data(), count) != count) {
+          std::fprintf(stderr, "bloomery-curve: %s answers no to an inserted key\n",
+                       f.c->name.c_str());
+          return 1;
+        }
+      }
+    }
+
+    std::vector<task> tasks;
+    for (const auto& f : built) {
+      tasks.push_back({f.c->name + "/one",
+                       [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
+                       absent.size()});
+      if (f.c->query_many != nullptr) {
+        tasks.push_back(
+            {f.c->name + "/many",
+             [&f, &absent] { return f.c->query_many(f.h, absent.data(), absent.size()); },
+             absent.size()});
+      }
+    }
+    const std::vector<timing> t = run_rounds(tasks, o.rounds);
+    for (const auto& f : built) {
+      point p;
+      const timing& one = timing_of(t, f.c->name + "/one");
+      p.one_ns = one.median_ns;
+      if (f.c->query_many != nullptr) p.many_ns = timing_of(t, f.c->name + "/many").median_ns;
+      p.bits_per_key = 8.0 * static_cast<double>(f.bytes()) / static_cast<double>(n);
+      p.fpr = static_cast<double>(one.positives) / static_cast<double>(absent.size());
+      curves[f.c->name][n] = p;
+    }
+    built.clear();
+
+    // The bounds over an array of the filters' size, 10 bits per key.
+    const u64 bytes = std::max<u64>(64, n * 10 / 8);
+    throughput[n] = median_ns(random_loads(bytes, u64{1} << 22), u64{1} << 22, 3);
+    latency[n] = median_ns(pointer_chase(bytes), o.quick ? u64{1} << 18 : u64{1} << 21, 3);
+  }
+
+  std::printf(
+      "# bloomery-curve: ns per absent-key query against n; %s; median of %d rounds of %zu "
+      "queries\n",
+      machine.c_str(), o.rounds, absent.size());
+  // Two blank lines between blocks, none after the last (gnuplot would count an empty block).
+  const auto bound = [&](const char* name, const std::map<u64, double>& b) {
+    std::printf("\"%s\" ns ns bytes\n", name);
+    for (const auto& [n, ns] : b) {
+      std::printf("%" PRIu64 " %.3f %.3f %" PRIu64 "\n", n, ns, ns, std::max<u64>(64, n * 10 / 8));
+    }
+  };
+  bound("random loads (throughput bound)", throughput);
+  std::printf("\n\n");
+  bound("dependent loads (latency bound)", latency);
+  for (const auto* c : all) {
+    std::printf("\n\n\"%s\" one_ns many_ns bits_per_key fpr\n", c->name.c_str());
+    for (const auto& [n, p] : curves[c->name]) {
+      std::printf("%" PRIu64 " %.3f ", n, p.one_ns);
+      if (p.many_ns < 0) {
+        std::printf("- ");
+      } else {
+        std::printf("%.3f ", p.many_ns);
+      }
+      std::printf("%.3f %.6f\n", p.bits_per_key, p.fpr);
+    }
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bloomery-curve: %s\n", e.what());
+  return 1;
+}
