@@ -3,11 +3,12 @@
 // machine's random-access bounds over an array of the filters' size. Prints a gnuplot data file;
 // bench/curve/plot.gp draws it (bench/run.sh --curve does both).
 //
-// usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--quick] > curve.dat
+// usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--sizes N,N,...] [--quick] > curve.dat
 //   --huge       on past 10^8 to 3*10^8 and 10^9 keys for the classic and blocked filters and
 //                Boost's two (about 5 GB of filters; inserted keys are generated on the fly)
 //   --rounds R   timed rounds per point, at least 5 (default 5); the median is reported
 //   --queries Q  absent keys per timed run (default 2^20)
+//   --sizes      these key counts instead (past 10^8 only the four filters of --huge run)
 //   --quick      n = 10^4..10^6, 2^16 queries: a smoke test, numbers not usable
 //
 // Output: data blocks separated by two blank lines (gnuplot `index`), each headed by its name.
@@ -20,6 +21,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -43,11 +45,14 @@ struct options {
   bool quick = false;
   int rounds = 5;
   std::size_t queries = std::size_t{1} << 20;
+  std::vector<std::uint64_t> sizes;  // empty: the default list
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr, "bloomery-curve: %s\n", why);
-  std::fprintf(stderr, "usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--quick]\n");
+  std::fprintf(
+      stderr,
+      "usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--sizes N,N,...] [--quick]\n");
   std::exit(2);
 }
 
@@ -74,6 +79,14 @@ options parse(int argc, char** argv) {
     } else if (a == "--rounds") {
       o.rounds = static_cast<int>(parse_count(value()));
       if (o.rounds < 5) usage("--rounds must be at least 5");
+    } else if (a == "--sizes") {
+      o.sizes.clear();
+      const std::string list = value();
+      for (std::size_t p = 0; p <= list.size();) {
+        const std::size_t q = std::min(list.find(',', p), list.size());
+        o.sizes.push_back(parse_count(list.substr(p, q - p).c_str()));
+        p = q + 1;
+      }
     } else if (a == "--queries") {
       o.queries = std::max<std::size_t>(kBatch, parse_count(value()));
     } else {
@@ -118,6 +131,7 @@ std::string machine_line() {
 int main(int argc, char** argv) try {
   const options o = parse(argc, argv);
   const std::string machine = machine_line();
+  const auto start = std::chrono::steady_clock::now();
 
   std::vector<const u64_contender*> all;
   const side native = bloomery_native_side();
@@ -129,9 +143,9 @@ int main(int argc, char** argv) try {
   for (const auto& c : fuse.u64) all.push_back(&c);
 #endif
 
-  std::vector<u64> sizes;
+  std::vector<u64> sizes = o.sizes;
   const u64 top = o.quick ? 1'000'000 : o.huge ? 1'000'000'000 : 100'000'000;
-  for (u64 p = 10'000; p <= top; p *= 10) {
+  for (u64 p = 10'000; o.sizes.empty() && p <= top; p *= 10) {
     sizes.push_back(p);
     if (3 * p <= top) sizes.push_back(3 * p);
   }
@@ -145,7 +159,9 @@ int main(int argc, char** argv) try {
     for (const auto* c : all) {
       if (!past_stored || goes_huge(c->name)) here.push_back(c);
     }
-    std::fprintf(stderr, "bloomery-curve: n = %" PRIu64 ", %zu filters\n", n, here.size());
+    std::fprintf(stderr, "bloomery-curve: n = %" PRIu64 ", %zu filters (%.0f s so far)\n", n,
+                 here.size(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
     // The built filters first, from a stored key set, freed before the growing ones are made.
     std::vector<instance<u64>> built(here.size());
@@ -183,7 +199,14 @@ int main(int argc, char** argv) try {
       }
     }
 
-    std::vector<task> tasks;
+    // The bounds over an array of the filters' size (10 bits per key), timed in the same rounds
+    // as the filters so that they see the same machine.
+    const u64 bytes = std::max<u64>(64, n * 10 / 8);
+    const random_loads loads(bytes, u64{1} << 22);
+    const pointer_chase chase(bytes);
+    std::vector<task> tasks = {
+        random_loads_task("bound/random", loads),
+        chase_task("bound/chase", chase, o.quick ? u64{1} << 18 : u64{1} << 21)};
     for (const auto& f : built) {
       tasks.push_back({f.c->name + "/one",
                        [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
@@ -205,12 +228,9 @@ int main(int argc, char** argv) try {
       p.fpr = static_cast<double>(one.positives) / static_cast<double>(absent.size());
       curves[f.c->name][n] = p;
     }
+    throughput[n] = timing_of(t, "bound/random").median_ns;
+    latency[n] = timing_of(t, "bound/chase").median_ns;
     built.clear();
-
-    // The bounds over an array of the filters' size, 10 bits per key.
-    const u64 bytes = std::max<u64>(64, n * 10 / 8);
-    throughput[n] = median_ns(random_loads(bytes, u64{1} << 22), u64{1} << 22, 3);
-    latency[n] = median_ns(pointer_chase(bytes), o.quick ? u64{1} << 18 : u64{1} << 21, 3);
   }
 
   std::printf(

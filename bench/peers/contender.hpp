@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,14 +48,5 @@ side bloomery_o3_side();
 side boost_side(double bits_per_key);
 // FastFilter's binary fuse filter with 8-bit fingerprints (fuse_side.cpp): build only.
 side fuse_side();
-
-// The contender of `s` named `name`; throws std::out_of_range naming it when absent.
-template <class K>
-const contender<K>& find(const std::vector<contender<K>>& all, std::string_view name) {
-  for (const auto& c : all) {
-    if (c.name == name) return c;
-  }
-  throw std::out_of_range("peers: no contender named " + std::string(name));
-}
 
 }  // namespace peers

@@ -108,6 +108,7 @@ struct entry {
 // Everything measured at one size: timings by task name, bits per key and FPR by label.
 struct measured {
   std::map<std::string, timing> t;
+  std::vector<std::string> filters, runs;  // in the order measured, for the tables
   std::map<std::string, double> bits_per_key;
   std::map<std::string, double> fpr;
 };
@@ -142,6 +143,7 @@ void measure(const std::vector<entry<K>>& entries, std::uint64_t n, const presen
       std::fprintf(stderr, "bloomery-peers: %s answers no to an inserted key\n", name.c_str());
       std::exit(1);
     }
+    m.filters.push_back(name);
     m.bits_per_key[name] = 8.0 * static_cast<double>(f.bytes()) / static_cast<double>(n);
     tasks.push_back({name + "/one",
                      [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
@@ -154,7 +156,10 @@ void measure(const std::vector<entry<K>>& entries, std::uint64_t n, const presen
   }
   std::fprintf(stderr, "  timing %zu query runs of %zu keys, %d rounds\n", tasks.size(),
                absent.size(), rounds);
-  for (const auto& r : run_rounds(tasks, rounds)) m.t[r.name] = r;
+  for (const auto& r : run_rounds(tasks, rounds)) {
+    m.t[r.name] = r;
+    m.runs.push_back(r.name);
+  }
   for (const auto& e : entries) {
     const std::string name = prefix + e.label;
     m.fpr[name] =
@@ -178,7 +183,10 @@ void measure_builds(const std::vector<entry<std::uint64_t>>& entries,
   }
   std::fprintf(stderr, "  timing %zu builds of %zu keys, %d rounds\n", tasks.size(), present.size(),
                rounds);
-  for (const auto& r : run_rounds(tasks, rounds)) m.t[r.name] = r;
+  for (const auto& r : run_rounds(tasks, rounds)) {
+    m.t[r.name] = r;
+    m.runs.push_back(r.name);
+  }
 }
 
 template <class K>
@@ -307,7 +315,9 @@ int main(int argc, char** argv) try {
   double latency = 0;
   {
     const pointer_chase chase(std::uint64_t{1} << 30);
-    latency = median_ns(chase, std::uint64_t{1} << 22);
+    latency = run_rounds({chase_task("chase", chase, std::uint64_t{1} << 22)}, o.rounds)
+                  .front()
+                  .median_ns;
   }
 
   // --- print ---
@@ -378,7 +388,7 @@ int main(int argc, char** argv) try {
   std::printf("\n|---|---|");
   for (std::size_t i = 0; i < o.sizes.size(); ++i) std::printf("---|---|");
   std::printf("\n");
-  for (const auto& [name, bpk] : rep.at.front().bits_per_key) {
+  for (const std::string& name : rep.at.front().filters) {
     const std::size_t space = name.find(' ');
     std::printf("| %s | %s |", name.substr(space + 1).c_str(), name.substr(0, space).c_str());
     for (const auto& m : rep.at) {
@@ -393,7 +403,7 @@ int main(int argc, char** argv) try {
   std::printf("\n|---|");
   for (std::size_t i = 0; i < o.sizes.size(); ++i) std::printf("---|");
   std::printf("\n");
-  for (const auto& [name, t] : rep.at.front().t) {
+  for (const std::string& name : rep.at.front().runs) {
     std::printf("| %s |", name.c_str());
     for (const auto& m : rep.at) {
       const timing& x = m.t.at(name);

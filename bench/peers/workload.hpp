@@ -179,21 +179,16 @@ class pointer_chase {
       words_[std::uint64_t{order[i]} * 8] = std::uint64_t{order[(i + 1) % lines_]} * 8;
     }
   }
-  // Nanoseconds per load over `loads` dependent loads.
-  double ns_per_load(std::uint64_t loads) const {
-    const auto start = std::chrono::steady_clock::now();
+  // `loads` dependent loads; returns where the chain ended.
+  std::uint64_t run(std::uint64_t loads) const {
     std::uint64_t p = 0;
     for (std::uint64_t i = 0; i < loads; ++i) p = words_[p];
-    const auto stop = std::chrono::steady_clock::now();
-    sink_ = p;
-    return std::chrono::duration<double, std::nano>(stop - start).count() /
-           static_cast<double>(loads);
+    return p;
   }
 
  private:
   std::uint64_t lines_;
   std::vector<std::uint64_t> words_;
-  mutable volatile std::uint64_t sink_ = 0;
 };
 
 // Independent loads: random addresses read from a precomputed index array, so the core keeps as
@@ -208,28 +203,27 @@ class random_loads {
       index_[i] = static_cast<std::uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
     }
   }
-  double ns_per_load(std::uint64_t /*loads: fixed at construction*/) const {
-    const auto start = std::chrono::steady_clock::now();
+  // One load per index; returns the sum of the words read.
+  std::uint64_t run() const {
     std::uint64_t sum = 0;
     for (const std::uint64_t i : index_) sum += words_[i];
-    const auto stop = std::chrono::steady_clock::now();
-    sink_ = sum;
-    return std::chrono::duration<double, std::nano>(stop - start).count() /
-           static_cast<double>(index_.size());
+    return sum;
   }
+  std::uint64_t loads() const { return index_.size(); }
 
  private:
   std::vector<std::uint64_t> words_;
   std::vector<std::uint64_t> index_;
-  mutable volatile std::uint64_t sink_ = 0;
 };
 
-// The median of `reps` measurements.
-template <class Probe>
-double median_ns(const Probe& p, std::uint64_t loads, int reps = 5) {
-  std::vector<double> v;
-  for (int i = 0; i < reps; ++i) v.push_back(p.ns_per_load(loads));
-  return median_of(v);
+// The memory probes as timed tasks, to run in the same interleaved rounds as the filters.
+inline task chase_task(std::string name, const pointer_chase& c, std::uint64_t loads) {
+  return {std::move(name), [&c, loads] { return static_cast<std::size_t>(c.run(loads)); },
+          static_cast<std::size_t>(loads)};
+}
+inline task random_loads_task(std::string name, const random_loads& r) {
+  return {std::move(name), [&r] { return static_cast<std::size_t>(r.run()); },
+          static_cast<std::size_t>(r.loads())};
 }
 
 }  // namespace peers
