@@ -258,6 +258,11 @@ int main(int argc, char** argv) try {
   const side boost = boost_side(10.0);
   const side fuse = fuse_side();
   const std::string machine = machine_line();
+  // Had the linker merged the two bloomery builds, their query functions would be one function.
+  if (native.u64.front().query_one == o3.u64.front().query_one) {
+    std::fprintf(stderr, "bloomery-peers: the -O3 and native bloomery builds are the same code\n");
+    return 1;
+  }
 
   using u64 = std::uint64_t;
   using sv = std::string_view;
