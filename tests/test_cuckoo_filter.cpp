@@ -1118,7 +1118,9 @@ TEST(CuckooFormat, FilesFromBeforeSemiSortingLoadAsPlainBuckets) {
 
   // A plain filter built now writes exactly the bytes the old code wrote.
   const auto old_full = from_hex(golden_full);
-  cuckoo_filter b({.fingerprint_bits = 6, .buckets = 6, .max_kicks = 20}, 3);
+  // The old code hashed integer keys as their bytes: the legacy seeded algorithm.
+  cuckoo_filter b({.fingerprint_bits = 6, .buckets = 6, .max_kicks = 20},
+                  hasher(3, hash_algorithm::xxh3_128_seeded));
   std::vector<std::uint64_t> keys;
   for (std::uint64_t k = 0;; ++k) {
     if (!b.insert(k * 0x9e3779b97f4a7c15ULL)) break;

@@ -51,7 +51,7 @@ TEST(Format, LayoutIsDocumented) {
   EXPECT_EQ(std::memcmp(bytes.data(), "BLOOMERY", 8), 0);
   EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 8), 1u);     // version
   EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 12), 1u);    // kind: bloom
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 16), 1u);    // xxh3-128 seeded
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 16), 3u);    // xxh3-128 seeded intmix
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 24), 5u);    // seed
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 64), 100u);  // element count
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 72), 192u);  // payload offset

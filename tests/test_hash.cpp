@@ -18,9 +18,16 @@ TEST(Hash, IntegersAreTheirValueWidenedTo64BitsLittleEndian) {
   // Sign extension, not zero extension: -1 as int32 is 0xFFFF...FF as 64 bits.
   EXPECT_EQ(hash_key(h, std::int32_t{-1}), hash_key(h, ~std::uint64_t{0}));
   EXPECT_NE(hash_key(h, std::uint32_t{0xFFFFFFFF}), hash_key(h, std::int32_t{-1}));
-  // The bytes hashed are exactly the 8 little-endian bytes of the value.
+  // The default algorithm hashes the value with mix_integer, not its bytes.
   const unsigned char le[8] = {0xF9, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};  // -7
-  EXPECT_EQ(hash_key(h, std::int16_t{-7}), h(le, sizeof le));
+  EXPECT_EQ(hash_key(h, std::int16_t{-7}), mix_integer(~std::uint64_t{6}, default_seed));
+  EXPECT_NE(hash_key(h, std::int16_t{-7}), h(le, sizeof le));
+  // The legacy and keyed algorithms hash exactly the 8 little-endian bytes of the value.
+  const hasher legacy(default_seed, hash_algorithm::xxh3_128_seeded);
+  EXPECT_EQ(hash_key(legacy, std::int16_t{-7}), legacy(le, sizeof le));
+  EXPECT_EQ(hash_key(legacy, std::int16_t{-7}), hash_key(legacy, std::int64_t{-7}));
+  const hasher keyed(secret_key{});
+  EXPECT_EQ(hash_key(keyed, std::int16_t{-7}), keyed(le, sizeof le));
 }
 
 TEST(Hash, StringsAndByteSpansHashTheirBytes) {

@@ -225,9 +225,10 @@ inline parsed_file parse(std::span<const std::byte> file) {
   secret_key key;
   std::memcpy(key.bytes.data(), h + offs::key, key.bytes.size());
   hasher hash;
-  if (algo == static_cast<std::uint32_t>(hash_algorithm::xxh3_128_seeded)) {
+  if (algo == static_cast<std::uint32_t>(hash_algorithm::xxh3_128_seeded) ||
+      algo == static_cast<std::uint32_t>(hash_algorithm::xxh3_128_seeded_intmix)) {
     if (key != secret_key{}) fail("seeded hash with a non-zero key field");
-    hash = hasher(seed);
+    hash = hasher(seed, static_cast<hash_algorithm>(algo));
   } else if (algo == static_cast<std::uint32_t>(hash_algorithm::xxh3_128_keyed)) {
     if (seed != 0) fail("keyed hash with a non-zero seed field");
     hash = hasher(key);

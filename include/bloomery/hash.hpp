@@ -2,10 +2,14 @@
 //
 // Every filter hashes a key exactly once into 128 bits and derives all of its probe positions from
 // that value. Two modes exist:
-//   * seeded (default): XXH3-128 with a 64-bit seed. The default seed is a fixed constant, so
-//     filters built independently with the same parameters can be merged.
-//   * keyed: XXH3-128 with a 192-byte secret expanded from a random 256-bit key. Use it for
-//     filters that face untrusted keys; see README "Threat model".
+//   * seeded (default): a 64-bit seed. The default seed is a fixed constant, so filters built
+//     independently with the same parameters can be merged. Byte keys go through XXH3-128;
+//     integer keys through mix_integer, two rounds of folded 64x64->128-bit multiplies, because
+//     XXH3 on an 8-byte key cost more than the whole blocked-filter probe (BENCHMARKS.md, "Peers").
+//     Filters written before that algorithm existed hash integers with XXH3 too and load as such.
+//   * keyed: XXH3-128 with a 192-byte secret expanded from a random 256-bit key, for every key
+//     type: an attacker without the key cannot evaluate it. Use it for filters that face
+//     untrusted keys; see README "Threat model".
 #pragma once
 
 #include <sys/random.h>
@@ -43,8 +47,9 @@ struct hash128 {
 
 // The hash algorithm is part of a filter's identity and is written to its file.
 enum class hash_algorithm : std::uint32_t {
-  xxh3_128_seeded = 1,
-  xxh3_128_keyed = 2,
+  xxh3_128_seeded = 1,         // every key's bytes through XXH3-128 (integers: 8 LE bytes)
+  xxh3_128_keyed = 2,          // the same with a secret instead of a seed
+  xxh3_128_seeded_intmix = 3,  // byte keys as 1; integer keys through mix_integer (the default)
 };
 
 inline const char* to_string(hash_algorithm a) {
@@ -53,6 +58,8 @@ inline const char* to_string(hash_algorithm a) {
       return "xxh3-128-seeded";
     case hash_algorithm::xxh3_128_keyed:
       return "xxh3-128-keyed";
+    case hash_algorithm::xxh3_128_seeded_intmix:
+      return "xxh3-128-seeded-intmix";
   }
   return "unknown";
 }
@@ -80,14 +87,40 @@ inline secret_key random_key() {
   return key;
 }
 
+// The 128 hash bits of integer key `x` under `seed`. A 64x64->128-bit multiply by an odd constant,
+// folded by XOR of its halves, spreads every input bit over the word; two rounds are needed: after
+// one, strided keys (i << 16) still clumped in a classic filter's bits far beyond chance, after
+// two they are as even as XXH3's (docs/formulas.md, "Hashing shortcuts"). The second round's two
+// halves run in parallel. Not a keyed hash: anyone who knows the seed can aim keys (README, "Threat
+// model").
+inline hash128 mix_integer(std::uint64_t x, std::uint64_t seed) noexcept {
+  const auto fold = [](std::uint64_t a, std::uint64_t b) noexcept {
+    __extension__ const auto p = static_cast<unsigned __int128>(a) * b;
+    return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+  };
+  const std::uint64_t t = fold(x ^ seed ^ 0x243f6a8885a308d3ULL, 0x9e3779b97f4a7c15ULL);
+  return {fold(t ^ 0x13198a2e03707344ULL, 0xc2b2ae3d27d4eb4fULL),
+          fold(t ^ 0xa4093822299f31d0ULL, 0x165667b19e3779f9ULL)};
+}
+
 // The fixed default seed ("bloomery" in ASCII): filters built with it are mergeable anywhere.
 inline constexpr std::uint64_t default_seed = 0x7972656d6f6f6c62ULL;
 
 class hasher {
  public:
-  // Seeded mode. Implicit on purpose: `bloom_filter f(params, 42)` reads naturally.
+  // Seeded mode, with the default algorithm. Implicit on purpose: `bloom_filter f(params, 42)`
+  // reads naturally.
   hasher(std::uint64_t seed = default_seed) noexcept  // NOLINT(google-explicit-constructor)
-      : algorithm_(hash_algorithm::xxh3_128_seeded), seed_(seed) {}
+      : algorithm_(hash_algorithm::xxh3_128_seeded_intmix), seed_(seed) {}
+
+  // Seeded mode with a chosen algorithm: xxh3_128_seeded builds filters that merge with files
+  // written before xxh3_128_seeded_intmix existed. A keyed algorithm needs a key instead.
+  hasher(std::uint64_t seed, hash_algorithm a) : algorithm_(a), seed_(seed) {
+    if (a != hash_algorithm::xxh3_128_seeded && a != hash_algorithm::xxh3_128_seeded_intmix) {
+      throw std::invalid_argument(std::string("bloomery: hash algorithm ") + to_string(a) +
+                                  " is not a seeded algorithm; a keyed hasher takes a secret_key");
+    }
+  }
 
   // Keyed mode: the 192-byte XXH3 secret is derived from the key with XXH3_generateSecret, which
   // spreads the key's entropy over every secret byte as XXH3 requires.
@@ -108,6 +141,13 @@ class hasher {
       return {h.low64, h.high64};
     }
   };
+  struct intmix_fn {
+    std::uint64_t seed;
+    hash128 operator()(const void* data, std::size_t size) const noexcept {
+      return seeded_fn{seed}(data, size);
+    }
+    hash128 integer(std::uint64_t x) const noexcept { return mix_integer(x, seed); }
+  };
   struct keyed_fn {
     const std::uint8_t* secret;
     hash128 operator()(const void* data, std::size_t size) const noexcept {
@@ -116,23 +156,34 @@ class hasher {
     }
   };
 
-  // Returns fn(seeded_fn) or fn(keyed_fn), whichever is this hasher's mode.
+  // Returns fn(intmix_fn), fn(seeded_fn) or fn(keyed_fn), whichever is this hasher's mode.
   template <class Fn>
   decltype(auto) with_mode(Fn&& fn) const {
+    if (algorithm_ == hash_algorithm::xxh3_128_seeded_intmix) return fn(intmix_fn{seed_});
     if (algorithm_ == hash_algorithm::xxh3_128_seeded) return fn(seeded_fn{seed_});
     return fn(keyed_fn{secret_.data()});
   }
 
   // Not written as with_mode(...): through the lambda GCC stopped inlining the hash into
   // may_contain loops (checked in the assembly of a small consumer), the one-at-a-time hot path.
+  // Byte keys hash alike in both seeded algorithms.
   hash128 operator()(const void* data, std::size_t size) const noexcept {
-    return algorithm_ == hash_algorithm::xxh3_128_seeded ? seeded_fn{seed_}(data, size)
-                                                         : keyed_fn{secret_.data()}(data, size);
+    return algorithm_ != hash_algorithm::xxh3_128_keyed ? seeded_fn{seed_}(data, size)
+                                                        : keyed_fn{secret_.data()}(data, size);
+  }
+  // An integer key, widened to 64 bits (see hash_key).
+  hash128 integer(std::uint64_t x) const noexcept {
+    if (algorithm_ == hash_algorithm::xxh3_128_seeded_intmix) return mix_integer(x, seed_);
+    return (*this)(&x, sizeof x);
   }
 
   hash_algorithm algorithm() const noexcept { return algorithm_; }
   std::uint64_t seed() const noexcept { return seed_; }
   bool keyed() const noexcept { return algorithm_ == hash_algorithm::xxh3_128_keyed; }
+  // Whether integer keys hash as their 8 little-endian bytes, i.e. as that byte string.
+  bool integers_as_bytes() const noexcept {
+    return algorithm_ != hash_algorithm::xxh3_128_seeded_intmix;
+  }
   const secret_key& key() const noexcept { return key_; }
 
   // Two hashers are equal when they map every key to the same hash.
@@ -163,8 +214,10 @@ class hasher {
 
 // ---------------------------------------------------------------------------------------------
 // Keys. A key is anything `key_hash<K>` can turn into bytes: string-likes and byte spans as their
-// bytes, integers as their value widened to 64 bits (two's complement) in little-endian order, so
-// int32_t{-7} and int64_t{-7} are the same key on every platform. User types specialize
+// bytes, integers as their value widened to 64 bits (two's complement), so int32_t{-7} and
+// int64_t{-7} are the same key on every platform. Under xxh3_128_seeded_intmix (the default) that
+// value goes to mix_integer, so an integer and its 8 little-endian bytes are different keys; under
+// the other algorithms the 8 bytes are hashed, and they are the same key. User types specialize
 // `bloomery::key_hash<T>` with a call operator that returns any of those (e.g. a string_view of a
 // field, or an integer id); the filter then hashes the result with its own hasher, so seeds and
 // keyed mode keep working for user types.
@@ -216,14 +269,18 @@ template <class H>
 concept key_hasher = std::is_invocable_r_v<hash128, const H&, const void*, std::size_t>;
 
 // Hashes one key with `h` (a hasher, or hasher::with_mode's function object). This is the only
-// function that feeds key bytes to the hash.
+// function that feeds keys to the hash.
 template <key_hasher H, hashable_key K>
 hash128 hash_key(const H& h, const K& key) noexcept {
   if constexpr (detail::integer_key<K>) {
     // Widen with the value's own signedness, then hash the 8 little-endian bytes.
     const std::uint64_t wide = static_cast<std::uint64_t>(
         static_cast<std::conditional_t<std::is_signed_v<K>, std::int64_t, std::uint64_t>>(key));
-    return h(&wide, sizeof wide);
+    if constexpr (requires { h.integer(wide); }) {
+      return h.integer(wide);
+    } else {
+      return h(&wide, sizeof wide);  // seeded_fn, keyed_fn: the bytes
+    }
   } else if constexpr (detail::string_key<K>) {
     const std::string_view s(key);
     return h(s.data(), s.size());

@@ -30,7 +30,7 @@ struct filter_stats {
   std::optional<double> fill_ratio;     // set bits, non-zero counters or used slots; none: static
   double target_fpr = 0.0;
   double estimated_fpr = 0.0;  // the rate the filter has now, from its actual contents
-  hash_algorithm hash = hash_algorithm::xxh3_128_seeded;
+  hash_algorithm hash = hash_algorithm::xxh3_128_seeded_intmix;
   bool keyed = false;
   std::uint64_t seed = 0;            // 0 when keyed: the key itself is never reported
   bool over_capacity = false;        // estimated_fpr is above target_fpr because of load

@@ -18,7 +18,8 @@ namespace bloomery::detail {
 // costs one multiply instead of a division, works for any m (no power of two needed), and its
 // bias is below m / 2^64 — immeasurable for the filters we allow (m <= 2^48).
 inline std::uint64_t reduce(std::uint64_t x, std::uint64_t m) noexcept {
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * m) >> 64);
+  __extension__ const auto p = static_cast<unsigned __int128>(x) * m;  // quiet under -Wpedantic
+  return static_cast<std::uint64_t>(p >> 64);
 }
 
 // Kirsch–Mitzenmacher double hashing: probe i sits at reduce(h1 + i*h2, m). All arithmetic is
