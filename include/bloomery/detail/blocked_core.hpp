@@ -131,6 +131,13 @@ __attribute__((target("avx2"))) inline bool block_probe_avx2(const std::uint64_t
   return k <= 8 || block_step_avx2(lo, hi, s, 8, k - 8);
 }
 
+#if defined(__AVX2__)
+// The compiler targets AVX2 (-mavx2, -march=native on such a CPU): the probe inlines into every
+// caller, and no run-time check is needed.
+inline constexpr bool cpu_has_avx2() noexcept {
+  return true;
+}
+#else
 inline bool cpu_has_avx2() noexcept {
   static const bool has = [] {
     __builtin_cpu_init();  // safe to call early, e.g. from another static initializer
@@ -138,6 +145,7 @@ inline bool cpu_has_avx2() noexcept {
   }();
   return has;
 }
+#endif
 #else
 inline bool cpu_has_avx2() noexcept {
   return false;
@@ -147,8 +155,12 @@ inline bool cpu_has_avx2() noexcept {
 // The path queries take: true for AVX2. A plain global rather than a function-local static, so
 // each query reads one byte and checks no initialization guard. Read before its initializer has
 // run (only possible from another static initializer) it is false, and the portable path gives
-// the same answers.
+// the same answers. Constant-initialized when the compiler targets AVX2.
+#if BLOOMERY_HAVE_AVX2_PATH && defined(__AVX2__)
+inline constinit bool avx2_selected = true;
+#else
 inline bool avx2_selected = cpu_has_avx2();
+#endif
 
 // Forces the portable path even where AVX2 exists (tests and benchmarks comparing the paths).
 inline void select_portable(bool forced) noexcept {
