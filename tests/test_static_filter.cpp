@@ -371,14 +371,15 @@ TEST(StaticFilter, FailedAttemptsAreRetriedWithAnotherSeed) {
     return storage.data();
   };
   try {
-    detail::fuse_build<std::uint8_t>(hashes, allocate, 1);
+    detail::fuse_build<std::uint8_t, detail::fuse_scheme::folded>(hashes, allocate, 1);
     ADD_FAILURE() << "expected runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("construction failed in all 1 attempts"),
               std::string::npos)
         << e.what();
   }
-  EXPECT_NO_THROW(detail::fuse_build<std::uint8_t>(hashes, allocate, attempt_of(retried) + 1));
+  EXPECT_NO_THROW((detail::fuse_build<std::uint8_t, detail::fuse_scheme::folded>(
+      hashes, allocate, attempt_of(retried) + 1)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -423,8 +424,10 @@ TEST(StaticFilterFormat, LayoutIsDocumented) {
   const auto* slots = reinterpret_cast<const unsigned char*>(bytes.data() + 192);
   const detail::fuse_layout l{f.segment_length(), f.segment_count(), f.array_length()};
   for (const auto& k : keys) {
-    ASSERT_TRUE(detail::fuse_probe<std::uint16_t>(
-        slots, l, detail::fuse_hash(hash_key(f.hash(), k), f.construction_seed())));
+    ASSERT_TRUE((detail::fuse_probe<std::uint16_t, detail::fuse_scheme::folded>(
+        slots, l,
+        detail::fuse_hash<detail::fuse_scheme::folded>(hash_key(f.hash(), k),
+                                                       f.construction_seed()))));
   }
 }
 

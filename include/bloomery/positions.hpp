@@ -147,10 +147,14 @@ scalable_positions positions(const F& f, const K& key) {
 
 template <filter_or_view_of<static_filter> F, hashable_key K>
 static_positions positions(const F& f, const K& key) {
-  const std::uint64_t x = detail::fuse_hash(hash_key(f.hash(), key), f.construction_seed());
   static_positions p;
-  p.fingerprint = f.fingerprint_bits() == 8 ? detail::fuse_fingerprint<std::uint8_t>(x)
-                                            : detail::fuse_fingerprint<std::uint16_t>(x);
+  std::uint64_t x = 0;
+  detail::with_fuse_types(f.fingerprint_bits(), detail::fuse_scheme_of(f.hash().algorithm()),
+                          [&]<class Slot, detail::fuse_scheme S>() {
+                            x = detail::fuse_hash<S>(hash_key(f.hash(), key),
+                                                     f.construction_seed());
+                            p.fingerprint = detail::fuse_fingerprint<Slot, S>(x);
+                          });
   if (f.array_length() == 0) return p;  // the empty filter has no slots
   const detail::fuse_layout layout{f.segment_length(), f.segment_count(), f.array_length()};
   const detail::fuse_slots at = detail::fuse_positions(x, layout);

@@ -88,9 +88,11 @@ class static_queries {
   bool may_contain(const K& key) const noexcept {
     const static_meta& m = meta();
     if (m.layout.array_length == 0) return false;  // the empty set
-    const std::uint64_t x = fuse_hash(hash_key(m.hash, key), m.seed);
-    return m.fingerprint_bits == 8 ? fuse_probe<std::uint8_t>(slots(), m.layout, x)
-                                   : fuse_probe<std::uint16_t>(slots(), m.layout, x);
+    return with_fuse_types(m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
+                           [&]<class Slot, fuse_scheme S>() {
+                             const std::uint64_t x = fuse_hash<S>(hash_key(m.hash, key), m.seed);
+                             return fuse_probe<Slot, S>(slots(), m.layout, x);
+                           });
   }
 
   // Answers for many keys at once: hashes a batch, prefetches each key's three slots, then
@@ -104,9 +106,10 @@ class static_queries {
       for (std::size_t i = 0; i < std::ranges::size(keys); ++i) out[i] = false;
       return 0;
     }
-    return m.fingerprint_bits == 8
-               ? fuse_probe_many<std::uint8_t>(m.hash, m.seed, slots(), m.layout, keys, out)
-               : fuse_probe_many<std::uint16_t>(m.hash, m.seed, slots(), m.layout, keys, out);
+    return with_fuse_types(
+        m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()), [&]<class Slot, fuse_scheme S>() {
+          return fuse_probe_many<Slot, S>(m.hash, m.seed, slots(), m.layout, keys, out);
+        });
   }
 
   // Distinct keys the filter was built from (duplicates removed). A static filter holds exactly
@@ -244,8 +247,10 @@ class static_filter : public detail::static_queries<static_filter>, public detai
       if (s.slots_.size_in_bytes() != bytes) s.slots_ = bit_array(bytes * 8);
       return reinterpret_cast<unsigned char*>(s.slots_.data());
     };
-    const detail::fuse_result r = bits == 8 ? detail::fuse_build<std::uint8_t>(hashes, allocate)
-                                            : detail::fuse_build<std::uint16_t>(hashes, allocate);
+    const detail::fuse_result r = detail::with_fuse_types(
+        bits, detail::fuse_scheme_of(h.algorithm()), [&]<class Slot, detail::fuse_scheme S>() {
+          return detail::fuse_build<Slot, S>(hashes, allocate);
+        });
     if (r.layout.array_length == 0) s.slots_ = bit_array();
     s.meta_ = {bits, r.layout, r.seed, r.distinct, target_fpr, inserted, std::move(h)};
     return s;

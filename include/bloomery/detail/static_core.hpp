@@ -84,12 +84,31 @@ inline constexpr std::uint64_t fuse_attempt_seed(std::uint32_t attempt) noexcept
   return fuse_mix(0x6675736566696c74ULL + attempt * 0x9e3779b97f4a7c15ULL);  // "tlifesuf"
 }
 
-// The key's 64-bit hash under construction seed `seed`: every slot and the fingerprint derive from
-// it. Both 64-bit halves of the key's hash enter it, so two keys collide only when their 128-bit
-// hashes do (or by a 2^-64 accident, which the construction treats as a duplicate: such keys get
-// the same slots and fingerprint, so deduplicating them loses nothing).
+// How a key's 128-bit hash becomes its 64-bit value x under construction seed `seed`, and x its
+// fingerprint. Two schemes, fixed by the filter's hash algorithm (fuse_scheme_of), so files of
+// either load and answer as built:
+//   mixed  (algorithms 1 and 2): x = splitmix64(low ^ seed) ^ high; fingerprint = top f bits of
+//          x times an odd constant. Both halves enter x.
+//   folded (algorithm 3, the default): x = fold(low ^ seed, K), one folded multiply; the
+//          fingerprint is x ^ (x >> 32), as binary fuse's reference takes it. Four multiplies per
+//          integer-key query instead of seven (BENCHMARKS.md, "Peers").
+// A collision of x (a 2^-64 accident) is treated as a duplicate key by the construction: such keys
+// get the same slots and fingerprint, so deduplicating them loses nothing.
+enum class fuse_scheme : std::uint8_t { mixed, folded };
+
+inline fuse_scheme fuse_scheme_of(hash_algorithm a) noexcept {
+  return a == hash_algorithm::xxh3_128_seeded_intmix ? fuse_scheme::folded : fuse_scheme::mixed;
+}
+
+template <fuse_scheme S>
 inline std::uint64_t fuse_hash(hash128 h, std::uint64_t seed) noexcept {
-  return fuse_mix(h.low ^ seed) ^ h.high;
+  if constexpr (S == fuse_scheme::mixed) {
+    return fuse_mix(h.low ^ seed) ^ h.high;
+  } else {
+    __extension__ const auto p =
+        static_cast<unsigned __int128>(h.low ^ seed) * 0xd6e8feb86659fd93ULL;
+    return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+  }
 }
 
 // A key's three slots: the first uniformly in the first segment_count segments (multiply-shift of
@@ -105,11 +124,14 @@ inline fuse_slots fuse_positions(std::uint64_t x, const fuse_layout& l) noexcept
   return {{first, (first + length) ^ ((x >> 18) & mask), (first + 2 * length) ^ (x & mask)}};
 }
 
-// The key's f-bit fingerprint: the top f bits of x times an odd constant, which depend on every
-// bit of x (so not only on the bits that chose the slots).
-template <class Slot>
+// The key's f-bit fingerprint (see fuse_scheme).
+template <class Slot, fuse_scheme S>
 inline Slot fuse_fingerprint(std::uint64_t x) noexcept {
-  return static_cast<Slot>((x * 0x9e3779b97f4a7c15ULL) >> (64 - 8 * sizeof(Slot)));
+  if constexpr (S == fuse_scheme::mixed) {
+    return static_cast<Slot>((x * 0x9e3779b97f4a7c15ULL) >> (64 - 8 * sizeof(Slot)));
+  } else {
+    return static_cast<Slot>(x ^ (x >> 32));
+  }
 }
 
 // Slots are little-endian and accessed through memcpy: the storage is plain bytes (owned, or a
@@ -125,11 +147,11 @@ inline void store_slot(unsigned char* slots, std::uint64_t i, Slot v) noexcept {
   std::memcpy(slots + i * sizeof(Slot), &v, sizeof(Slot));
 }
 
-template <class Slot>
+template <class Slot, fuse_scheme S>
 inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, std::uint64_t x) noexcept {
   const fuse_slots p = fuse_positions(x, l);
   const Slot v =
-      static_cast<Slot>(fuse_fingerprint<Slot>(x) ^ load_slot<Slot>(slots, p.at[0]) ^
+      static_cast<Slot>(fuse_fingerprint<Slot, S>(x) ^ load_slot<Slot>(slots, p.at[0]) ^
                         load_slot<Slot>(slots, p.at[1]) ^ load_slot<Slot>(slots, p.at[2]));
   return v == 0;
 }
@@ -176,7 +198,7 @@ struct fuse_scratch {
 // out right); remove the key, which may leave other slots with one key, and repeat. If every key
 // is removed, assign slots in reverse peeling order. Returns false (and leaves `slots` untouched)
 // when some keys cannot be peeled; the caller retries with another seed.
-template <class Slot>
+template <class Slot, fuse_scheme S>
 bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
                     unsigned char* slots, fuse_scratch& s) {
   const std::uint64_t n = hashes.size();
@@ -229,7 +251,7 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
     const std::uint64_t x = s.order[k];
     const fuse_slots p = fuse_positions(x, l);
     const std::uint8_t owned = s.order_index[k];
-    const Slot v = static_cast<Slot>(fuse_fingerprint<Slot>(x) ^
+    const Slot v = static_cast<Slot>(fuse_fingerprint<Slot, S>(x) ^
                                      load_slot<Slot>(slots, p.at[(owned + 1) % 3]) ^
                                      load_slot<Slot>(slots, p.at[(owned + 2) % 3]));
     store_slot<Slot>(slots, p.at[owned], v);
@@ -244,10 +266,22 @@ struct fuse_result {
   std::uint64_t distinct = 0;  // distinct keys (by their 64-bit hash under `seed`)
 };
 
+// Calls fn.template operator()<Slot, S>() for the filter's fingerprint width and scheme: the
+// per-key loops are compiled once per combination, with no test inside them.
+template <class Fn>
+decltype(auto) with_fuse_types(std::uint32_t fingerprint_bits, fuse_scheme s, Fn&& fn) {
+  if (fingerprint_bits == 8) {
+    return s == fuse_scheme::folded ? fn.template operator()<std::uint8_t, fuse_scheme::folded>()
+                                    : fn.template operator()<std::uint8_t, fuse_scheme::mixed>();
+  }
+  return s == fuse_scheme::folded ? fn.template operator()<std::uint16_t, fuse_scheme::folded>()
+                                  : fn.template operator()<std::uint16_t, fuse_scheme::mixed>();
+}
+
 // Builds the fingerprint array for the keys' 128-bit hashes, trying seeds fuse_attempt_seed(0),
 // (1), ... until one peels. `allocate(layout)` returns zeroed storage for that layout's slots.
 // Throws std::runtime_error when `max_attempts` attempts all fail.
-template <class Slot, class Allocate>
+template <class Slot, fuse_scheme S, class Allocate>
 fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
                        std::uint32_t max_attempts = fuse_max_attempts) {
   fuse_scratch s;
@@ -255,13 +289,13 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
   for (std::uint32_t attempt = 0; attempt < max_attempts; ++attempt) {
     const std::uint64_t seed = fuse_attempt_seed(attempt);
     s.hashes.resize(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) s.hashes[i] = fuse_hash(keys[i], seed);
+    for (std::size_t i = 0; i < keys.size(); ++i) s.hashes[i] = fuse_hash<S>(keys[i], seed);
     sort_hashes(s.hashes, s.sort_tmp);
     s.hashes.erase(std::unique(s.hashes.begin(), s.hashes.end()), s.hashes.end());
     const fuse_layout l = fuse_layout_for(s.hashes.size());
     if (l.array_length == 0) return {l, 0, 0};
     unsigned char* slots = allocate(l);
-    if (fuse_try_build<Slot>(s.hashes, l, slots, s)) return {l, seed, s.hashes.size()};
+    if (fuse_try_build<Slot, S>(s.hashes, l, slots, s)) return {l, seed, s.hashes.size()};
   }
   throw std::runtime_error("bloomery: static_filter construction failed in all " +
                            std::to_string(max_attempts) + " attempts (seeds) for " +
@@ -275,23 +309,23 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
 inline constexpr std::size_t fuse_batch_size = 64;
 
 // Batched probe: prefetch each key's three slots, then check them. Same answers as fuse_probe.
-template <class Slot>
+template <class Slot, fuse_scheme S>
 struct fuse_batch_probe {
   std::uint64_t seed;
   const unsigned char* slots;
   const fuse_layout& l;
-  std::uint64_t locate(hash128 h) const noexcept { return fuse_hash(h, seed); }
+  std::uint64_t locate(hash128 h) const noexcept { return fuse_hash<S>(h, seed); }
   [[gnu::always_inline]] void prefetch(std::uint64_t x) const noexcept {
     for (const std::uint64_t at : fuse_positions(x, l).at)
       detail::prefetch(slots + at * sizeof(Slot));
   }
-  bool probe(std::uint64_t x) const noexcept { return fuse_probe<Slot>(slots, l, x); }
+  bool probe(std::uint64_t x) const noexcept { return fuse_probe<Slot, S>(slots, l, x); }
 };
 
-template <class Slot, class Keys, class Out>
+template <class Slot, fuse_scheme S, class Keys, class Out>
 std::size_t fuse_probe_many(const hasher& hash, std::uint64_t seed, const unsigned char* slots,
                             const fuse_layout& l, const Keys& keys, Out& out) {
-  return batched_queries<fuse_batch_size>(hash, fuse_batch_probe<Slot>{seed, slots, l},
+  return batched_queries<fuse_batch_size>(hash, fuse_batch_probe<Slot, S>{seed, slots, l},
                                           l.array_length * sizeof(Slot) >= batch_min_bytes, keys,
                                           out);
 }
