@@ -11,6 +11,7 @@ packages=(
   libsnappy-dev                      # Debian's LevelDB CMake package links -lsnappy
   clang libclang-rt-14-dev           # the libFuzzer targets (fuzz/): clang and its fuzzer runtime
   valgrind                           # scripts/valgrind.sh, the opt-in memcheck run
+  libboost1.81-dev gnuplot-nox       # bench/peers (Boost.Bloom needs Boost's headers), the plots
 )
 
 missing=()
