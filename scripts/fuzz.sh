@@ -5,7 +5,7 @@
 # crash, leak, sanitizer report or failing reproducer. Installs nothing: it needs clang and
 # libFuzzer (Debian: clang libclang-rt-14-dev), CLI11 and xxHash, as scripts/setup.sh provides.
 #   scripts/fuzz.sh [--seconds N] [TARGET...]   (default: 6 s per target, two at a time: ~30 s)
-#   scripts/fuzz.sh --seconds 3600              (the long run)
+#   scripts/fuzz.sh --seconds 800               (the long run: five rounds of 800 s, about 67 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
