@@ -2,6 +2,7 @@
 // rounds and the memory probes. Included by the drivers only, never by a library's side.
 #pragma once
 
+#include <sys/mman.h>
 #include <bloomery/support/keys.hpp>
 
 #include <algorithm>
@@ -10,8 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -159,6 +162,32 @@ inline const timing& timing_of(const std::vector<timing>& all, std::string_view 
   throw std::out_of_range("peers: no timing named " + std::string(name));
 }
 
+// Zeroed words for the memory probes, allocated as bloomery's bit_array allocates a large filter
+// (2 MiB aligned, MADV_HUGEPAGE), so the bounds see the same page size as the filters do.
+class probe_words {
+ public:
+  explicit probe_words(std::uint64_t count) : size_(count) {
+    constexpr std::size_t huge = std::size_t{2} << 20;
+    const std::size_t bytes = static_cast<std::size_t>(count) * 8;
+    const std::size_t align = bytes >= huge ? huge : 64;
+    const std::size_t rounded = (bytes + align - 1) / align * align;
+    words_.reset(static_cast<std::uint64_t*>(std::aligned_alloc(align, rounded)));
+    if (!words_) throw std::bad_alloc();
+    if (align == huge) ::madvise(words_.get(), rounded, MADV_HUGEPAGE);  // advisory
+    std::fill_n(words_.get(), count, std::uint64_t{0});
+  }
+  std::uint64_t& operator[](std::uint64_t i) noexcept { return words_[i]; }
+  const std::uint64_t& operator[](std::uint64_t i) const noexcept { return words_[i]; }
+  std::uint64_t size() const noexcept { return size_; }
+
+ private:
+  struct freer {
+    void operator()(std::uint64_t* p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<std::uint64_t[], freer> words_;
+  std::uint64_t size_;
+};
+
 // The memory probes. Both read an array of `bytes` bytes (at least one cache line).
 //
 // Dependent chain: each load's address comes from the previous load, over one random cycle
@@ -188,7 +217,7 @@ class pointer_chase {
 
  private:
   std::uint64_t lines_;
-  std::vector<std::uint64_t> words_;
+  probe_words words_;
 };
 
 // Independent loads: random addresses read from a precomputed index array, so the core keeps as
@@ -196,7 +225,7 @@ class pointer_chase {
 class random_loads {
  public:
   random_loads(std::uint64_t bytes, std::uint64_t loads)
-      : words_(std::max<std::uint64_t>(8, bytes / 8), 1), index_(loads) {
+      : words_(std::max<std::uint64_t>(8, bytes / 8)), index_(loads) {
     const std::uint64_t n = words_.size();
     for (std::uint64_t i = 0; i < loads; ++i) {
       const std::uint64_t h = bloomery::support::splitmix64_mix(i);
@@ -212,7 +241,7 @@ class random_loads {
   std::uint64_t loads() const { return index_.size(); }
 
  private:
-  std::vector<std::uint64_t> words_;
+  probe_words words_;
   std::vector<std::uint64_t> index_;
 };
 
