@@ -4,7 +4,7 @@
 // that value. Two modes exist:
 //   * seeded (default): a 64-bit seed. The default seed is a fixed constant, so filters built
 //     independently with the same parameters can be merged. Byte keys go through XXH3-128;
-//     integer keys through mix_integer, two rounds of folded 64x64->128-bit multiplies, because
+//     integer keys through mix_integer, two folded 64x64->128-bit multiplies, because
 //     XXH3 on an 8-byte key cost more than the whole blocked-filter probe (BENCHMARKS.md, "Peers").
 //     Filters written before that algorithm existed hash integers with XXH3 too and load as such.
 //   * keyed: XXH3-128 with a 192-byte secret expanded from a random 256-bit key, for every key
@@ -98,19 +98,18 @@ inline secret_key random_key() {
 }
 
 // The 128 hash bits of integer key `x` under `seed`. A 64x64->128-bit multiply by an odd constant,
-// folded by XOR of its halves, spreads every input bit over the word; two rounds are needed: after
-// one, strided keys (i << 16) still clumped in a classic filter's bits far beyond chance, after
-// two they are as even as XXH3's (docs/formulas.md, "Hashing shortcuts"). The second round's two
-// halves run in parallel. Not a keyed hash: anyone who knows the seed can aim keys (README, "Threat
-// model").
+// folded by XOR of its halves, spreads every input bit over the word. One round is not enough:
+// strided keys (i << 16) then clumped in a classic filter's bits far beyond chance. So the high
+// half is one round and the low half a second round over it; with that they fill filters as
+// evenly as XXH3 (docs/formulas.md, "Hashing shortcuts"), at two multiplies. Not a keyed hash:
+// anyone who knows the seed can aim keys (README, "Threat model").
 inline hash128 mix_integer(std::uint64_t x, std::uint64_t seed) noexcept {
   const auto fold = [](std::uint64_t a, std::uint64_t b) noexcept {
     __extension__ const auto p = static_cast<unsigned __int128>(a) * b;
     return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
   };
   const std::uint64_t t = fold(x ^ seed ^ 0x243f6a8885a308d3ULL, 0x9e3779b97f4a7c15ULL);
-  return {fold(t ^ 0x13198a2e03707344ULL, 0xc2b2ae3d27d4eb4fULL),
-          fold(t ^ 0xa4093822299f31d0ULL, 0x165667b19e3779f9ULL)};
+  return {fold(t ^ 0x13198a2e03707344ULL, 0xc2b2ae3d27d4eb4fULL), t};
 }
 
 // The fixed default seed ("bloomery" in ASCII): filters built with it are mergeable anywhere.
