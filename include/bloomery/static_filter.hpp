@@ -90,8 +90,12 @@ class static_queries {
     if (m.layout.array_length == 0) return false;  // the empty set
     return with_fuse_types(m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
                            [&]<class Slot, fuse_scheme S>() {
-                             const std::uint64_t x = fuse_hash<S>(hash_key(m.hash, key), m.seed);
-                             return fuse_probe<Slot, S>(slots(), m.layout, x);
+                             // Folded means the intmix algorithm (fuse_scheme_of): hash with its
+                             // function object, and the hasher's own test of its mode is saved.
+                             const hash128 h = S == fuse_scheme::folded
+                                                   ? hash_key(hasher::intmix_fn{m.hash.seed()}, key)
+                                                   : hash_key(m.hash, key);
+                             return fuse_probe<Slot, S>(slots(), m.layout, fuse_hash<S>(h, m.seed));
                            });
   }
 

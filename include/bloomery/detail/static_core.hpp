@@ -89,9 +89,10 @@ inline constexpr std::uint64_t fuse_attempt_seed(std::uint32_t attempt) noexcept
 // either load and answer as built:
 //   mixed  (algorithms 1 and 2): x = splitmix64(low ^ seed) ^ high; fingerprint = top f bits of
 //          x times an odd constant. Both halves enter x.
-//   folded (algorithm 3, the default): x = fold(low ^ seed, K), one folded multiply; the
-//          fingerprint is x ^ (x >> 32), as binary fuse's reference takes it. Four multiplies per
-//          integer-key query instead of seven (BENCHMARKS.md, "Peers").
+//   folded (algorithm 3, the default): x = fold(high ^ seed, K), one folded multiply; the
+//          fingerprint is x ^ (x >> 32), as binary fuse's reference takes it. Three multiplies
+//          per integer-key query instead of seven, as many as binary fuse's (BENCHMARKS.md,
+//          "Peers").
 // A collision of x (a 2^-64 accident) is treated as a duplicate key by the construction: such keys
 // get the same slots and fingerprint, so deduplicating them loses nothing.
 enum class fuse_scheme : std::uint8_t { mixed, folded };
@@ -105,8 +106,10 @@ inline std::uint64_t fuse_hash(hash128 h, std::uint64_t seed) noexcept {
   if constexpr (S == fuse_scheme::mixed) {
     return fuse_mix(h.low ^ seed) ^ h.high;
   } else {
+    // The high half: for an integer key that is mix_integer's first round, so its second round
+    // (the low half, which nothing here reads) is never computed.
     __extension__ const auto p =
-        static_cast<unsigned __int128>(h.low ^ seed) * 0xd6e8feb86659fd93ULL;
+        static_cast<unsigned __int128>(h.high ^ seed) * 0xd6e8feb86659fd93ULL;
     return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
   }
 }
