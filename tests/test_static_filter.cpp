@@ -86,6 +86,40 @@ const static_filter& million16() {
 
 }  // namespace
 
+// The construction's sort orders by the top bytes only, then each run of equal top bytes: it must
+// give exactly std::sort's order (the built filter depends on it), also when keys are crafted so
+// that many share their top bytes, and with duplicates.
+TEST(StaticFilter, HashSortMatchesAFullSort) {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> tmp;
+  for (const std::size_t n : {2047u, 2048u, 5000u, 65536u, 70001u, 300000u}) {
+    for (int shape = 0; shape < 4; ++shape) {
+      std::vector<std::uint64_t> v(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t r = rng();
+        switch (shape) {
+          case 0:
+            v[i] = r;
+            break;  // random
+          case 1:
+            v[i] = (r & 0xffff) | 0xabcd000000000000ULL;
+            break;  // one long run
+          case 2:
+            v[i] = (r % 64) << 40 | (r >> 58);
+            break;  // runs of ~n/64
+          default:
+            v[i] = i % 3 == 0 ? v[i / 2] : r;
+            break;  // duplicates
+        }
+      }
+      auto expected = v;
+      std::sort(expected.begin(), expected.end());
+      detail::sort_hashes(v, tmp);
+      ASSERT_EQ(v, expected) << "n = " << n << ", shape " << shape;
+    }
+  }
+}
+
 TEST(StaticFilter, BuildsFromIntegersAndFindsEveryKey) {
   const auto keys = present_keys(50'000);
   const auto f = static_filter::build(keys, 0.01);
