@@ -29,8 +29,7 @@ u64 splitmix(u64 i) {
 }
 
 u64 fold(u64 a, u64 b) {
-  __extension__ const auto p = static_cast<unsigned __int128>(a) * b;
-  return static_cast<u64>(p) ^ static_cast<u64>(p >> 64);
+  return d::fold_multiply(a, b);
 }
 
 struct variant {

@@ -97,6 +97,15 @@ inline secret_key random_key() {
   return key;
 }
 
+namespace detail {
+// The full 64x64->128-bit product of a and b, folded to 64 bits by XOR of its halves: every bit of
+// a reaches every output bit when b is an odd constant with bits spread over the word.
+inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+  __extension__ const auto p = static_cast<unsigned __int128>(a) * b;
+  return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+}
+}  // namespace detail
+
 // The 128 hash bits of integer key `x` under `seed`. A 64x64->128-bit multiply by an odd constant,
 // folded by XOR of its halves, spreads every input bit over the word. One round is not enough:
 // strided keys (i << 16) then clumped in a classic filter's bits far beyond chance. So the high
@@ -104,12 +113,9 @@ inline secret_key random_key() {
 // evenly as XXH3 (docs/formulas.md, "Hashing shortcuts"), at two multiplies. Not a keyed hash:
 // anyone who knows the seed can aim keys (README, "Threat model").
 inline hash128 mix_integer(std::uint64_t x, std::uint64_t seed) noexcept {
-  const auto fold = [](std::uint64_t a, std::uint64_t b) noexcept {
-    __extension__ const auto p = static_cast<unsigned __int128>(a) * b;
-    return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
-  };
-  const std::uint64_t t = fold(x ^ seed ^ 0x243f6a8885a308d3ULL, 0x9e3779b97f4a7c15ULL);
-  return {fold(t ^ 0x13198a2e03707344ULL, 0xc2b2ae3d27d4eb4fULL), t};
+  const std::uint64_t t =
+      detail::fold_multiply(x ^ seed ^ 0x243f6a8885a308d3ULL, 0x9e3779b97f4a7c15ULL);
+  return {detail::fold_multiply(t ^ 0x13198a2e03707344ULL, 0xc2b2ae3d27d4eb4fULL), t};
 }
 
 // The fixed default seed ("bloomery" in ASCII): filters built with it are mergeable anywhere.

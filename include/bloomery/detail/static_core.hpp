@@ -108,9 +108,7 @@ inline std::uint64_t fuse_hash(hash128 h, std::uint64_t seed) noexcept {
   } else {
     // The high half: for an integer key that is mix_integer's first round, so its second round
     // (the low half, which nothing here reads) is never computed.
-    __extension__ const auto p =
-        static_cast<unsigned __int128>(h.high ^ seed) * 0xd6e8feb86659fd93ULL;
-    return static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64);
+    return fold_multiply(h.high ^ seed, 0xd6e8feb86659fd93ULL);
   }
 }
 
