@@ -12,6 +12,8 @@ packages=(
   clang libclang-rt-14-dev           # the libFuzzer targets (fuzz/): clang and its fuzzer runtime
   valgrind                           # scripts/valgrind.sh, the opt-in memcheck run
   libboost1.81-dev gnuplot-nox       # bench/peers (Boost.Bloom needs Boost's headers), the plots
+  redis-server redis-tools           # integrations/redis: the server its tests start, redis-cli
+  libhiredis-dev python3-redis python3-pytest  # the module's C++ differential test and pytest suite
 )
 
 missing=()
