@@ -66,32 +66,55 @@ TEST(BlockedBloom, SizedForTargetsDeliversThem) {
   }
 }
 
+// Every SIMD path this CPU runs answers exactly as the portable probe, one at a time and batched.
 TEST(BlockedBloom, SimdAndPortablePathsAgree) {
   const std::uint64_t n = 200'000;
-  for (std::uint32_t k = 1; k <= 16; ++k) {  // every lane count of both AVX2 steps
+  std::vector<simd_path> paths;
+  for (const simd_path p : {simd_path::avx2, simd_path::avx512}) {
+    if (p <= best_simd_path()) paths.push_back(p);
+  }
+  for (std::uint32_t k = 1; k <= 16; ++k) {  // every lane count of both SIMD steps
     blocked_bloom_filter f({.bits = 512 * 4000, .hashes = k});
     const auto keys = test::present_keys(n);
     for (std::size_t i = 0; i < n; i += 2) f.insert(keys[i]);
-    std::vector<bool> simd(n), portable(n), single(n);
-    force_portable_simd(false);
-    f.may_contain_many(keys, simd);
-    for (std::size_t i = 0; i < n; ++i) single[i] = f.may_contain(keys[i]);
-    force_portable_simd(true);
+    std::vector<bool> portable(n);
+    ASSERT_TRUE(select_simd_path(simd_path::portable));
     f.may_contain_many(keys, portable);
-    for (std::size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(simd[i], portable[i]) << "k=" << k << " key " << i;
-      ASSERT_EQ(single[i], f.may_contain(keys[i])) << "k=" << k << " key " << i;
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(portable[i], i % 2 == 0 || f.may_contain(keys[i]));
+    for (const simd_path p : paths) {
+      SCOPED_TRACE(to_string(p));
+      ASSERT_TRUE(select_simd_path(p));
+      ASSERT_EQ(simd_path_in_use(), p);
+      std::vector<bool> simd(n);
+      f.may_contain_many(keys, simd);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(simd[i], portable[i]) << "k=" << k << " key " << i;
+        ASSERT_EQ(f.may_contain(keys[i]), portable[i]) << "k=" << k << " key " << i;
+      }
     }
     force_portable_simd(false);
     std::size_t positives = 0;
-    for (std::size_t i = 1; i < n; i += 2) positives += simd[i];
+    for (std::size_t i = 1; i < n; i += 2) positives += portable[i];
     EXPECT_GT(positives, 0u);  // a loaded filter: some absent keys do collide
     EXPECT_LT(positives, n / 2);
   }
-  // Inserts have one implementation, so filters built either way are bit-identical by
-  // construction; the answers above are what the two query paths could disagree on. (On a CPU
-  // without AVX2 both runs take the portable path, and only its agreement with may_contain is
-  // checked; the typed suite runs the blocked filter both ways too.)
+  EXPECT_EQ(simd_path_in_use(), best_simd_path());
+}
+
+TEST(BlockedBloom, SimdPathSelection) {
+  EXPECT_TRUE(select_simd_path(simd_path::portable));
+  EXPECT_FALSE(simd_in_use());
+  force_portable_simd(false);
+  EXPECT_EQ(simd_path_in_use(), best_simd_path());
+  EXPECT_EQ(simd_available(), best_simd_path() != simd_path::portable);
+  if (best_simd_path() != simd_path::avx512) {
+    EXPECT_FALSE(select_simd_path(simd_path::avx512));  // refused, nothing changed
+    EXPECT_EQ(simd_path_in_use(), best_simd_path());
+  }
+  EXPECT_STREQ(to_string(simd_path::portable), "portable");
+  EXPECT_STREQ(to_string(simd_path::avx2), "avx2");
+  EXPECT_STREQ(to_string(simd_path::avx512), "avx512");
 }
 
 TEST(BlockedBloom, ExplicitParametersAreChecked) {

@@ -87,6 +87,22 @@ template <bool Shared, class Hash, class Keys, class Out>
     Out& out) noexcept {
   return probe_blocks(hash, w, m, keys, out, avx2_block_probe<Shared>{});
 }
+
+template <bool Shared>
+struct avx512_block_probe {
+  __attribute__((target("avx2,avx512f,avx512vl"))) bool operator()(const std::uint64_t* line,
+                                                                   std::uint32_t seed,
+                                                                   std::uint32_t k) const noexcept {
+    return block_probe_avx512<Shared>(line, seed, k);
+  }
+};
+
+template <bool Shared, class Hash, class Keys, class Out>
+[[gnu::flatten]] __attribute__((target("avx2,avx512f,avx512vl"))) std::size_t probe_blocks_avx512(
+    const Hash& hash, const std::uint64_t* w, const bloom_meta& m, const Keys& keys,
+    Out& out) noexcept {
+  return probe_blocks(hash, w, m, keys, out, avx512_block_probe<Shared>{});
+}
 #endif
 
 struct blocked_layout {
@@ -178,9 +194,15 @@ struct blocked_layout {
     check_batch_sizes(keys, out);
     return m.hash.with_mode([&](const auto& hash) {
 #if BLOOMERY_HAVE_AVX2_PATH
-      if (use_avx2()) {
-        return m.shared ? probe_blocks_avx2<true>(hash, w, m, keys, out)
-                        : probe_blocks_avx2<false>(hash, w, m, keys, out);
+      switch (current_probe_path()) {
+        case probe_path::avx512:
+          return m.shared ? probe_blocks_avx512<true>(hash, w, m, keys, out)
+                          : probe_blocks_avx512<false>(hash, w, m, keys, out);
+        case probe_path::avx2:
+          return m.shared ? probe_blocks_avx2<true>(hash, w, m, keys, out)
+                          : probe_blocks_avx2<false>(hash, w, m, keys, out);
+        case probe_path::portable:
+          break;
       }
 #endif
       return probe_blocks_portable(hash, w, m, keys, out);
@@ -220,19 +242,51 @@ struct blocked_layout {
 // blocked_bloom_filter f({.capacity = n, .fpr = p}) or f({.bits = 512 * blocks, .hashes = k}).
 using blocked_bloom_filter = detail::basic_bit_filter<detail::blocked_layout>;
 
-// Forces the portable query path even where AVX2 is available (process-wide; for tests and
-// benchmarks comparing the paths). Not thread-safe: set it before queries start.
+// The SIMD paths the blocked filter's queries can take, slowest first; every path gives the same
+// answers. The best one this CPU runs is chosen once, at start-up (or at compile time when the
+// compiler already targets it).
+using simd_path = detail::probe_path;
+
+// The fastest path this CPU (and this build) runs: avx512 needs AVX-512F and AVX-512VL.
+inline simd_path best_simd_path() noexcept {
+  return detail::best_probe_path();
+}
+// The path queries take now.
+inline simd_path simd_path_in_use() noexcept {
+  return detail::current_probe_path();
+}
+// Makes queries take path `p` (process-wide; for tests and benchmarks comparing the paths);
+// false, changing nothing, if this CPU cannot run it. Not thread-safe: set it before queries start.
+inline bool select_simd_path(simd_path p) noexcept {
+  return detail::select_probe_path(p);
+}
+// The name of a path: portable, avx2, avx512.
+constexpr const char* to_string(simd_path p) noexcept {
+  switch (p) {
+    case simd_path::avx512:
+      return "avx512";
+    case simd_path::avx2:
+      return "avx2";
+    case simd_path::portable:
+      break;
+  }
+  return "portable";
+}
+
+// Forces the portable query path even where SIMD is available, or (false) restores the best path.
+// Not thread-safe: set it before queries start.
 inline void force_portable_simd(bool forced) noexcept {
   detail::select_portable(forced);
 }
+// Whether this CPU runs a SIMD path (AVX2 or AVX-512VL).
 inline bool simd_available() noexcept {
-  return detail::cpu_has_avx2();
+  return best_simd_path() != simd_path::portable;
 }
-// Whether queries take the AVX2 path now: simd_available() unless force_portable_simd(true).
+// Whether queries take a SIMD path now: simd_available() unless the portable path was forced.
 // Sanitizer builds take the same path as release builds, so ThreadSanitizer checks the one that
 // ships.
 inline bool simd_in_use() noexcept {
-  return detail::use_avx2();
+  return simd_path_in_use() != simd_path::portable;
 }
 
 }  // namespace bloomery

@@ -131,55 +131,148 @@ __attribute__((target("avx2"))) inline bool block_probe_avx2(const std::uint64_t
   return k <= 8 || block_step_avx2(lo, hi, s, 8, k - 8);
 }
 
+// AVX-512VL probe: the same bits as block_probe_avx2 in fewer instructions. vpermt2d picks any of
+// the line's 16 words by x >> 28 in one step (AVX2 needs two permutes and a blend), and rotating
+// the word right by (x >> 23) mod 32 brings the probed bit to bit 0 without masking the count.
+__attribute__((target("avx2,avx512f,avx512vl"))) inline bool block_step_avx512(
+    __m256i lo, __m256i hi, __m256i seed, std::uint32_t first, std::uint32_t lanes) noexcept {
+  const __m256i x = _mm256_mullo_epi32(
+      seed, _mm256_load_si256(reinterpret_cast<const __m256i*>(block_multipliers + first)));
+  const __m256i w = _mm256_permutex2var_epi32(lo, _mm256_srli_epi32(x, 28), hi);
+  const __m256i bits = _mm256_rorv_epi32(w, _mm256_srli_epi32(x, 23));
+  return _mm256_testc_si256(
+      bits, _mm256_load_si256(reinterpret_cast<const __m256i*>(first_lanes[lanes])));
+}
+
+template <bool Shared>
+__attribute__((target("avx2,avx512f,avx512vl"))) inline bool block_probe_avx512(
+    const std::uint64_t* line, std::uint32_t seed, std::uint32_t k) noexcept {
+  const __m256i lo = load_half_line<Shared>(line);
+  const __m256i hi = load_half_line<Shared>(line + 4);
+  const __m256i s = _mm256_set1_epi32(static_cast<int>(seed));
+  if (!block_step_avx512(lo, hi, s, 0, std::min<std::uint32_t>(k, 8))) return false;
+  return k <= 8 || block_step_avx512(lo, hi, s, 8, k - 8);
+}
+#endif
+
+// The probe paths, slowest first; the numbering is only this build's, never stored.
+enum class probe_path : std::uint8_t { portable = 0, avx2 = 1, avx512 = 2 };
+
+#if BLOOMERY_HAVE_AVX2_PATH && defined(__AVX512F__) && defined(__AVX512VL__)
+// The compiler targets AVX-512VL (-march=native on such a CPU): nothing to check at run time.
+inline constexpr probe_path best_probe_path() noexcept {
+  return probe_path::avx512;
+}
+#elif BLOOMERY_HAVE_AVX2_PATH
+// The fastest path this CPU runs. __builtin_cpu_supports also checks that the OS saves the
+// vector state the path needs.
+inline probe_path best_probe_path() noexcept {
+  static const probe_path best = [] {
+    __builtin_cpu_init();  // safe to call early, e.g. from another static initializer
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")) {
+      return probe_path::avx512;
+    }
 #if defined(__AVX2__)
-// The compiler targets AVX2 (-mavx2, -march=native on such a CPU): the probe inlines into every
-// caller, and no run-time check is needed.
-inline constexpr bool cpu_has_avx2() noexcept {
+    return probe_path::avx2;  // the compiler already targets AVX2
+#else
+    return __builtin_cpu_supports("avx2") ? probe_path::avx2 : probe_path::portable;
+#endif
+  }();
+  return best;
+}
+#else
+inline constexpr probe_path best_probe_path() noexcept {
+  return probe_path::portable;
+}
+#endif
+
+inline bool cpu_has_avx2() noexcept {
+  return best_probe_path() != probe_path::portable;
+}
+
+// The path queries take. A plain global rather than a function-local static, so each query reads
+// one byte and checks no initialization guard. Read before its initializer has run (only possible
+// from another static initializer) it is portable, which gives the same answers. Constant-
+// initialized when the compiler targets the best path.
+#if BLOOMERY_HAVE_AVX2_PATH && defined(__AVX512F__) && defined(__AVX512VL__)
+inline constinit probe_path selected_probe_path = probe_path::avx512;
+#else
+inline probe_path selected_probe_path = best_probe_path();
+#endif
+
+// Selects `p` if this CPU runs it (tests and benchmarks comparing the paths); false otherwise.
+inline bool select_probe_path(probe_path p) noexcept {
+  if (p > best_probe_path()) return false;
+  selected_probe_path = p;
   return true;
 }
-#else
-inline bool cpu_has_avx2() noexcept {
-  static const bool has = [] {
-    __builtin_cpu_init();  // safe to call early, e.g. from another static initializer
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return has;
-}
-#endif
-#else
-inline bool cpu_has_avx2() noexcept {
-  return false;
-}
-#endif
 
-// The path queries take: true for AVX2. A plain global rather than a function-local static, so
-// each query reads one byte and checks no initialization guard. Read before its initializer has
-// run (only possible from another static initializer) it is false, and the portable path gives
-// the same answers. Constant-initialized when the compiler targets AVX2.
-#if BLOOMERY_HAVE_AVX2_PATH && defined(__AVX2__)
-inline constinit bool avx2_selected = true;
-#else
-inline bool avx2_selected = cpu_has_avx2();
-#endif
-
-// Forces the portable path even where AVX2 exists (tests and benchmarks comparing the paths).
+// Forces the portable path even where SIMD exists, or restores the best one.
 inline void select_portable(bool forced) noexcept {
-  avx2_selected = !forced && cpu_has_avx2();
+  selected_probe_path = forced ? probe_path::portable : best_probe_path();
+}
+
+inline probe_path current_probe_path() noexcept {
+  return selected_probe_path;
 }
 
 inline bool use_avx2() noexcept {
-  return avx2_selected;
+  return selected_probe_path != probe_path::portable;
 }
 
-// `shared`: inserts may run beside this probe (see load_half_line).
-inline bool block_probe(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k,
-                        bool shared = false) noexcept {
+// Every path, chosen by the current selection; `shared`: inserts may run beside this probe (see
+// load_half_line).
+inline bool block_probe_any_path(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k,
+                                 bool shared) noexcept {
 #if BLOOMERY_HAVE_AVX2_PATH
-  if (use_avx2()) {
-    return shared ? block_probe_avx2<true>(line, seed, k) : block_probe_avx2<false>(line, seed, k);
+  switch (selected_probe_path) {
+    case probe_path::avx512:
+      return shared ? block_probe_avx512<true>(line, seed, k)
+                    : block_probe_avx512<false>(line, seed, k);
+    case probe_path::avx2:
+      return shared ? block_probe_avx2<true>(line, seed, k)
+                    : block_probe_avx2<false>(line, seed, k);
+    case probe_path::portable:
+      break;
   }
 #endif
   return block_probe_portable(line, seed, k);
+}
+
+// The path whose probe the compiler may inline into any caller: the one it already targets.
+#if BLOOMERY_HAVE_AVX2_PATH && defined(__AVX512F__) && defined(__AVX512VL__)
+inline constexpr probe_path inline_probe_path = probe_path::avx512;
+#elif BLOOMERY_HAVE_AVX2_PATH && defined(__AVX2__)
+inline constexpr probe_path inline_probe_path = probe_path::avx2;
+#else
+inline constexpr probe_path inline_probe_path = probe_path::portable;
+#endif
+
+// Kept out of line so the common case below stays a short loop body in the caller's code: a
+// per-key switch over paths and the shared flag costs more than the probe itself
+// (BENCHMARKS.md, "Peers").
+[[gnu::noinline]] inline bool block_probe_out_of_line(const std::uint64_t* line, std::uint32_t seed,
+                                                      std::uint32_t k, bool shared) noexcept {
+  return block_probe_any_path(line, seed, k, shared);
+}
+
+inline bool block_probe(const std::uint64_t* line, std::uint32_t seed, std::uint32_t k,
+                        bool shared = false) noexcept {
+  if constexpr (inline_probe_path == probe_path::portable) {
+    return block_probe_any_path(line, seed, k, shared);
+  } else {
+    // An unshared filter on the path the compiler targets: one test, then the inlined probe.
+    if (selected_probe_path == inline_probe_path && !shared) [[likely]] {
+#if BLOOMERY_HAVE_AVX2_PATH
+      if constexpr (inline_probe_path == probe_path::avx512) {
+        return block_probe_avx512<false>(line, seed, k);
+      } else {
+        return block_probe_avx2<false>(line, seed, k);
+      }
+#endif
+    }
+    return block_probe_out_of_line(line, seed, k, shared);
+  }
 }
 
 // FPR model of the blocked filter: keys per block is Poisson with mean λ = n / blocks. A block
