@@ -23,6 +23,10 @@
 #                                    every filter and peer, 10^4..10^8 (--huge: on to 10^9 for
 #                                    four of them), drawn by bench/curve/plot.gp into
 #                                    <build>/query-cost.svg; ARGS go to bloomery-curve
+#   bench/run.sh --redis [ARGS]     the Redis module against a redis-server it starts itself:
+#                                    BF.ADD/BF.EXISTS beside SET/EXISTS, pipelines 1 and 16, and
+#                                    MEMORY USAGE beside RedisBloom's sizing (bench/redis/bench.py);
+#                                    ARGS go to bench.py
 #
 # Environment: MIN_TIME (seconds per benchmark run, default 0.1), REPS (repetitions, default 5),
 # FILTER (overrides the benchmark regex of the main phase), BLOOMERY_BENCH_BUILD_DIR.
@@ -76,6 +80,19 @@ peers_or_curve() {  # program, arguments...
 }
 for arg in "$@"; do
   case "$arg" in
+    --redis)
+      [[ $1 == "$arg" ]] || { echo "run.sh: $arg must be the first argument" >&2; exit 2; }
+      shift
+      cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+      cmake --build "$build" -j2 --target bloomery_redis
+      mkdir -p "$build/results"
+      stamp=$(date -u +%Y%m%dT%H%M%SZ)
+      py=python3  # a python3 earlier on PATH (pyenv, a venv) may lack Debian's python3-redis
+      "$py" -c 'import redis' 2>/dev/null || py=/usr/bin/python3
+      "$py" "$here/redis/bench.py" "$build/integrations/redis/bloomery-redis.so" "$@" |
+        tee "$build/results/redis-$stamp.md"
+      echo "run.sh: table in $build/results/redis-$stamp.md"
+      exit 0 ;;
     --peers|--curve)
       [[ $1 == "$arg" ]] || { echo "run.sh: $arg must be the first argument" >&2; exit 2; }
       shift
