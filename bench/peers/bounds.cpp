@@ -67,7 +67,8 @@ void compare(const char* title, std::size_t queries, std::vector<variant> vs) {
 }
 
 // The library's hash and pattern, without the filter's per-key dispatch (hash algorithm, shared
-// flag, probe path).
+// flag, probe path), through the AVX2 probe or (Avx512) the AVX-512VL one.
+template <bool Avx512>
 [[gnu::noinline]] std::size_t blocked_direct(const bloomery::blocked_bloom_filter& f,
                                              const std::vector<u64>& q) {
   const u64* w = f.words().data();
@@ -77,13 +78,16 @@ void compare(const char* title, std::size_t queries, std::vector<variant> vs) {
   std::size_t s = 0;
   for (const u64 key : q) {
     const d::block_slot at = d::locate(bloomery::mix_integer(key, seed), blocks);
-    s += d::block_probe_avx2<false>(w + at.block * bloomery::words_per_line, at.seed, k);
+    const u64* line = w + at.block * bloomery::words_per_line;
+    s += Avx512 ? d::block_probe_avx512<false>(line, at.seed, k)
+                : d::block_probe_avx2<false>(line, at.seed, k);
   }
   return s;
 }
 
 // As blocked_direct with a one-multiply hash, which strided keys defeat (docs/formulas.md): what
 // is left is the 512-bit pattern's probe alone.
+template <bool Avx512>
 [[gnu::noinline]] std::size_t blocked_one_multiply(const bloomery::blocked_bloom_filter& f,
                                                    const std::vector<u64>& q) {
   const u64* w = f.words().data();
@@ -94,7 +98,9 @@ void compare(const char* title, std::size_t queries, std::vector<variant> vs) {
   for (const u64 key : q) {
     const u64 h = fold(key ^ seed, 0x9e3779b97f4a7c15ULL);
     const d::block_slot at = d::locate({h, h}, blocks);
-    s += d::block_probe_avx2<false>(w + at.block * bloomery::words_per_line, at.seed, k);
+    const u64* line = w + at.block * bloomery::words_per_line;
+    s += Avx512 ? d::block_probe_avx512<false>(line, at.seed, k)
+                : d::block_probe_avx2<false>(line, at.seed, k);
   }
   return s;
 }
@@ -151,11 +157,20 @@ int main(int argc, char** argv) {
   const auto s = bloomery::static_filter::build(keys, bloomery::fingerprint_width::bits8);
   std::printf("n = %llu, 2^20 absent uint64 keys, one at a time, median of 9 rounds\n",
               static_cast<unsigned long long>(n));
-  compare("blocked, 512-bit blocks", q.size(),
-          {{"library may_contain", [&] { return blocked_library(b, q); }},
-           {"hash + locate + AVX2 probe, no dispatch", [&] { return blocked_direct(b, q); }},
-           {"  the same with a one-multiply hash (the probe alone)",
-            [&] { return blocked_one_multiply(b, q); }}});
+  std::printf("blocked filter's probe path: %s\n",
+              bloomery::to_string(bloomery::simd_path_in_use()));
+  std::vector<variant> blocked = {
+      {"library may_contain", [&] { return blocked_library(b, q); }},
+      {"hash + locate + AVX2 probe, no dispatch", [&] { return blocked_direct<false>(b, q); }},
+      {"  the same with a one-multiply hash (the probe alone)",
+       [&] { return blocked_one_multiply<false>(b, q); }}};
+  if (bloomery::best_simd_path() == bloomery::simd_path::avx512) {
+    blocked.push_back({"hash + locate + AVX-512VL probe, no dispatch",
+                       [&] { return blocked_direct<true>(b, q); }});
+    blocked.push_back({"  the same with a one-multiply hash (the probe alone)",
+                       [&] { return blocked_one_multiply<true>(b, q); }});
+  }
+  compare("blocked, 512-bit blocks", q.size(), std::move(blocked));
   compare("static, 8-bit fingerprints", q.size(),
           {{"library may_contain", [&] { return static_library(s, q); }},
            {"hash + fuse_hash + probe, no dispatch", [&] { return static_direct(s, q); }},
