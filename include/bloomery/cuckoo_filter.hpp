@@ -59,6 +59,85 @@ struct cuckoo_meta {
   bool semi_sorted = false;  // the table's bucket layout
 };
 
+// The writing verbs on a table and its metadata, shared by cuckoo_filter and the sub-filters of
+// scalable_cuckoo_filter (which lie back to back in one allocation). `alt(b, fp)` is the table's
+// pairing rule: the other bucket of fingerprint fp stored in bucket b, an involution.
+
+// A cuckoo filter's pairing rule: cuckoo_alt_bucket over its bucket count.
+struct cuckoo_pairing {
+  std::uint64_t buckets;
+  std::uint64_t operator()(std::uint64_t b, std::uint64_t fp) const noexcept {
+    return cuckoo_alt_bucket(b, fp, buckets);
+  }
+};
+
+// Puts fingerprint `fp`, whose buckets are i1 and i2, into the table: into a free slot of i1 or
+// i2 if there is one, else by evicting a random resident of a random one of the two and moving it
+// to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
+// to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
+// key's hash), so the same operations always build the same table.
+template <class Pairing>
+void cuckoo_place(std::uint64_t* words, cuckoo_meta& m, std::uint64_t fp, std::uint64_t i1,
+                  std::uint64_t i2, std::uint64_t seed, const Pairing& alt) noexcept {
+  const cuckoo_lanes lanes(m.fingerprint_bits, m.semi_sorted);
+  const auto try_put = [&](std::uint64_t b) {
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t free = lanes.zero_slots(bucket);
+    if (free == 0) return false;
+    write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(free), fp));
+    return true;
+  };
+  if (try_put(i1) || try_put(i2)) return;
+  std::uint64_t rng = seed;
+  std::uint64_t b = (cuckoo_random(rng) & 1) ? i2 : i1;
+  for (std::uint32_t kick = 0; kick < m.max_kicks; ++kick) {
+    const auto slot = static_cast<std::uint32_t>(cuckoo_random(rng) & 3);
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t evicted = lanes.get(bucket, slot);
+    write_bucket(words, lanes, b, lanes.set(bucket, slot, fp));
+    fp = evicted;
+    b = alt(b, fp);
+    if (try_put(b)) return;
+  }
+  m.stash = {true, static_cast<std::uint32_t>(fp), b};
+}
+
+// Stores the key of hash `h`, at position `p`, in a table whose stash is free.
+template <class Pairing>
+void cuckoo_place_hash(std::uint64_t* words, cuckoo_meta& m, hash128 h, const cuckoo_position& p,
+                       const Pairing& alt) noexcept {
+  cuckoo_place(words, m, p.fp, p.i1, p.i2, h.low ^ h.high, alt);
+  ++m.inserted;
+}
+
+// Removes one copy of p's fingerprint from its buckets (or the stash); false, changing nothing,
+// when no copy is there. A stashed fingerprint then moves back into the table when it can.
+template <class Pairing>
+bool cuckoo_remove(std::uint64_t* words, cuckoo_meta& m, const cuckoo_position& p,
+                   const Pairing& alt) noexcept {
+  const cuckoo_lanes lanes(m.fingerprint_bits, m.semi_sorted);
+  for (const std::uint64_t b : {p.i1, p.i2}) {
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t marks = lanes.matching_slots(bucket, p.fp);
+    if (marks != 0) {
+      write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(marks), 0));
+      ++m.removed;
+      if (m.stash.used) {
+        const cuckoo_stash victim = std::exchange(m.stash, {});
+        cuckoo_place(words, m, victim.fingerprint, victim.bucket,
+                     alt(victim.bucket, victim.fingerprint), victim.bucket ^ m.removed, alt);
+      }
+      return true;
+    }
+  }
+  if (m.stash.holds(p)) {
+    m.stash = {};
+    ++m.removed;
+    return true;
+  }
+  return false;
+}
+
 // The read-only verbs, written once for the owning filter and its mapped view. Derived supplies
 // `meta_` and `storage()`.
 template <class Derived>
@@ -278,29 +357,9 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>, public detai
   remove_result remove(const K& key) noexcept {
     const detail::cuckoo_position p =
         detail::cuckoo_locate(hash_key(meta_.hash, key), meta_.fingerprint_bits, meta_.buckets);
-    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
-    for (const std::uint64_t b : {p.i1, p.i2}) {
-      const std::uint64_t bucket = detail::read_bucket(table_.data(), lanes, b);
-      const std::uint64_t marks = lanes.matching_slots(bucket, p.fp);
-      if (marks != 0) {
-        detail::write_bucket(table_.data(), lanes, b,
-                             lanes.set(bucket, lanes.first_slot(marks), 0));
-        ++meta_.removed;
-        if (meta_.stash.used) {
-          const detail::cuckoo_stash victim = std::exchange(meta_.stash, {});
-          place(victim.fingerprint, victim.bucket,
-                detail::cuckoo_alt_bucket(victim.bucket, victim.fingerprint, meta_.buckets),
-                victim.bucket ^ meta_.removed);
-        }
-        return remove_result::removed;
-      }
-    }
-    if (meta_.stash.holds(p)) {
-      meta_.stash = {};
-      ++meta_.removed;
-      return remove_result::removed;
-    }
-    return remove_result::not_present;
+    return detail::cuckoo_remove(table_.data(), meta_, p, detail::cuckoo_pairing{meta_.buckets})
+               ? remove_result::removed
+               : remove_result::not_present;
   }
 
   void clear() noexcept {
@@ -387,38 +446,8 @@ class cuckoo_filter : public detail::cuckoo_queries<cuckoo_filter>, public detai
     meta_ = {f, kicks, buckets, cap, fpr, 0, 0, {}, std::move(h), semi_sorted};
   }
 
-  // Puts fingerprint `fp`, whose buckets are i1 and i2, into the table: into a free slot of i1 or
-  // i2 if there is one, else by evicting a random resident of a random one of the two and moving it
-  // to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
-  // to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
-  // key's hash), so the same operations always build the same table.
   void place_hash(hash128 h, const detail::cuckoo_position& p) noexcept {
-    place(p.fp, p.i1, p.i2, h.low ^ h.high);
-    ++meta_.inserted;
-  }
-  void place(std::uint64_t fp, std::uint64_t i1, std::uint64_t i2, std::uint64_t seed) noexcept {
-    const detail::cuckoo_lanes lanes(meta_.fingerprint_bits, meta_.semi_sorted);
-    std::uint64_t* words = table_.data();
-    const auto try_put = [&](std::uint64_t b) {
-      const std::uint64_t bucket = detail::read_bucket(words, lanes, b);
-      const std::uint64_t free = lanes.zero_slots(bucket);
-      if (free == 0) return false;
-      detail::write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(free), fp));
-      return true;
-    };
-    if (try_put(i1) || try_put(i2)) return;
-    std::uint64_t rng = seed;
-    std::uint64_t b = (detail::cuckoo_random(rng) & 1) ? i2 : i1;
-    for (std::uint32_t kick = 0; kick < meta_.max_kicks; ++kick) {
-      const auto slot = static_cast<std::uint32_t>(detail::cuckoo_random(rng) & 3);
-      const std::uint64_t bucket = detail::read_bucket(words, lanes, b);
-      const std::uint64_t evicted = lanes.get(bucket, slot);
-      detail::write_bucket(words, lanes, b, lanes.set(bucket, slot, fp));
-      fp = evicted;
-      b = detail::cuckoo_alt_bucket(b, fp, meta_.buckets);
-      if (try_put(b)) return;
-    }
-    meta_.stash = {true, static_cast<std::uint32_t>(fp), b};
+    detail::cuckoo_place_hash(table_.data(), meta_, h, p, detail::cuckoo_pairing{meta_.buckets});
   }
 
   const std::uint64_t* storage() const noexcept { return table_.data(); }
