@@ -1,0 +1,535 @@
+// BF.* commands with RedisBloom 2.4's syntax, defaults, replies and error texts (docs/redis.md
+// lists where they differ and why), and the native data type holding bloom_value.
+#include "bloom_type.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloom_value.hpp"
+#include "command_support.hpp"
+#include "memory_guard.hpp"
+
+namespace bloomery_redis {
+namespace {
+
+RedisModuleType* bloom_type = nullptr;
+
+constexpr const char* err_restoring = "ERR filter is being restored by BF.LOADCHUNK";
+constexpr const char* err_full = "ERR non scaling filter is full";
+constexpr const char* err_cannot_grow = "ERR problem inserting into filter";
+constexpr const char* err_unknown_argument = "Unknown argument received";
+
+using add_result = bloom_value::add_result;
+using chunk_result = bloom_value::chunk_result;
+
+std::span<const std::byte> bytes_of(const RedisModuleString* s) {
+  return std::as_bytes(std::span(view_of(s)));
+}
+
+int reply_error(RedisModuleCtx* ctx, const std::string& message) {
+  return RedisModule_ReplyWithError(ctx, message.c_str());
+}
+
+// Stores a new filter of `shape` in the (empty, writable) key, or replies the reason and returns
+// null. A capacity whose memory cannot be had is an error reply, never an abort.
+bloom_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, const bloom_shape& shape) {
+  std::unique_ptr<bloom_value> v;
+  try {
+    v = std::make_unique<bloom_value>(shape);
+  } catch (const std::bad_alloc&) {
+    RedisModule_ReplyWithError(ctx, err_no_memory);
+    return nullptr;
+  } catch (const std::exception& e) {
+    reply_error(ctx, "ERR could not create filter: " + without_library_prefix(e.what()));
+    return nullptr;
+  }
+  if (RedisModule_ModuleTypeSetValue(key, bloom_type, v.get()) != redis_ok) {
+    RedisModule_ReplyWithError(ctx, "ERR could not create filter");
+    return nullptr;
+  }
+  return v.release();
+}
+
+long long clamp(std::uint64_t v) {
+  return static_cast<long long>(std::min<std::uint64_t>(v, INT64_MAX));
+}
+
+// BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
+int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4 || argc > 7) return RedisModule_WrongArity(ctx);
+  bloom_shape shape;
+  const std::optional<double> rate = to_double(argv[2]);
+  if (!rate) return RedisModule_ReplyWithError(ctx, "ERR bad error rate");
+  if (!(*rate > 0 && *rate < 1)) {
+    return RedisModule_ReplyWithError(ctx, "ERR (0 < error rate range < 1) ");
+  }
+  const std::optional<long long> capacity = to_integer(argv[3]);
+  if (!capacity) return RedisModule_ReplyWithError(ctx, "ERR bad capacity");
+  if (*capacity <= 0) {
+    return RedisModule_ReplyWithError(ctx, "ERR (capacity should be larger than 0)");
+  }
+  // Options only after the capacity, so a key or rate spelled like a keyword is not one.
+  int expansion_at = -1;
+  for (int i = 4; i < argc;) {
+    if (is_keyword(argv[i], "NONSCALING")) {
+      shape.nonscaling = true;
+      ++i;
+    } else if (is_keyword(argv[i], "EXPANSION")) {
+      if (i + 1 == argc) return RedisModule_ReplyWithError(ctx, "ERR no expansion");
+      expansion_at = i + 1;
+      i += 2;
+    } else {
+      return RedisModule_ReplyWithError(ctx, err_unknown_argument);
+    }
+  }
+  if (expansion_at != -1) {
+    if (shape.nonscaling) {
+      return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
+    }
+    const std::optional<long long> expansion = to_integer(argv[expansion_at]);
+    if (!expansion || *expansion < 1 || *expansion > bf_max_expansion) {
+      return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
+    }
+    shape.expansion = static_cast<std::uint64_t>(*expansion);
+  }
+  shape.error_rate = *rate;
+  shape.capacity = static_cast<std::uint64_t>(*capacity);
+
+  key_handle key(ctx, argv[1], open_read | open_write);
+  bool wrong_type = false;
+  if (key.value_of<bloom_value>(bloom_type, wrong_type) != nullptr) {
+    return RedisModule_ReplyWithError(ctx, err_item_exists);
+  }
+  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  if (create_filter(ctx, key.get(), shape) == nullptr) return redis_ok;
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// Adds items, creating the key with `shape` when it is missing and `create` is set. In an array
+// reply an item that cannot be added is an error element, and the array stops there.
+int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModuleString*> items,
+              const bloom_shape& shape, bool create, bool array) {
+  key_handle key(ctx, name, open_read | open_write);
+  bool wrong_type = false;
+  bloom_value* v = key.value_of<bloom_value>(bloom_type, wrong_type);
+  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  bool changed = false;
+  if (v == nullptr) {
+    if (!create) return RedisModule_ReplyWithError(ctx, err_not_found);
+    v = create_filter(ctx, key.get(), shape);
+    if (v == nullptr) return redis_ok;
+    changed = true;
+  } else if (!v->complete()) {
+    return RedisModule_ReplyWithError(ctx, err_restoring);
+  }
+  if (array) RedisModule_ReplyWithArray(ctx, postponed_length);
+  long replies = 0;
+  for (RedisModuleString* item : items) {
+    ++replies;
+    const add_result r = v->add(view_of(item));
+    if (r == add_result::added || r == add_result::present) {
+      changed |= r == add_result::added;
+      RedisModule_ReplyWithLongLong(ctx, r == add_result::added ? 1 : 0);
+    } else {
+      RedisModule_ReplyWithError(ctx, r == add_result::full ? err_full : err_cannot_grow);
+      break;
+    }
+  }
+  if (array) RedisModule_ReplySetArrayLength(ctx, replies);
+  // Replicas and the AOF run the same command on the same state and reach the same filter.
+  if (changed) RedisModule_ReplicateVerbatim(ctx);
+  return redis_ok;
+}
+
+// BF.ADD key item
+int bf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  return add_items(ctx, argv[1], std::span(argv + 2, 1), bloom_shape{}, true, false);
+}
+
+// BF.MADD key item...
+int bf_madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 3) return RedisModule_WrongArity(ctx);
+  return add_items(ctx, argv[1], std::span(argv + 2, static_cast<std::size_t>(argc - 2)),
+                   bloom_shape{}, true, true);
+}
+
+// BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item...
+int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc < 4) return RedisModule_WrongArity(ctx);
+  double rate = bf_default_error_rate;
+  long long capacity = bf_default_capacity;
+  long long expansion = bf_default_expansion;
+  bool create = true;
+  bool nonscaling = false;
+  int items_at = -1;
+  for (int i = 2; i < argc && items_at < 0;) {
+    RedisModuleString* a = argv[i];
+    if (is_keyword(a, "ITEMS")) {
+      items_at = i + 1;
+    } else if (is_keyword(a, "NOCREATE")) {
+      create = false;
+      ++i;
+    } else if (is_keyword(a, "NONSCALING")) {
+      nonscaling = true;
+      ++i;
+    } else if (is_keyword(a, "ERROR") || is_keyword(a, "CAPACITY") || is_keyword(a, "EXPANSION")) {
+      if (i + 1 == argc) return RedisModule_WrongArity(ctx);
+      RedisModuleString* value = argv[i + 1];
+      if (is_keyword(a, "ERROR")) {
+        const std::optional<double> v = to_double(value);
+        if (!v) return RedisModule_ReplyWithError(ctx, "Bad error rate");
+        rate = *v;
+      } else {
+        const std::optional<long long> v = to_integer(value);
+        if (!v) {
+          return RedisModule_ReplyWithError(
+              ctx, is_keyword(a, "CAPACITY") ? "Bad capacity" : "Bad expansion");
+        }
+        (is_keyword(a, "CAPACITY") ? capacity : expansion) = *v;
+      }
+      i += 2;
+    } else {
+      return RedisModule_ReplyWithError(ctx, err_unknown_argument);
+    }
+  }
+  if (items_at < 0 || items_at == argc) return RedisModule_WrongArity(ctx);
+  if (!(rate > 0 && rate < 1) || capacity < 1 || expansion < 1 || expansion > bf_max_expansion) {
+    return RedisModule_ReplyWithError(ctx, "Bad argument received");
+  }
+  const bloom_shape shape{rate, static_cast<std::uint64_t>(capacity),
+                          static_cast<std::uint64_t>(expansion), nonscaling};
+  return add_items(ctx, argv[1],
+                   std::span(argv + items_at, static_cast<std::size_t>(argc - items_at)), shape,
+                   create, true);
+}
+
+// BF.EXISTS key item / BF.MEXISTS key item...: 0 for a missing key.
+int check_items(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool array) {
+  if (array ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  bool wrong_type = false;
+  const bloom_value* v = key.value_of<bloom_value>(bloom_type, wrong_type);
+  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  if (v != nullptr && !v->complete()) return RedisModule_ReplyWithError(ctx, err_restoring);
+  const std::size_t n = static_cast<std::size_t>(argc - 2);
+  std::vector<char> found(n, 0);
+  if (v != nullptr) {
+    std::vector<std::string_view> items(n);
+    for (std::size_t i = 0; i < n; ++i) items[i] = view_of(argv[2 + i]);
+    v->filter().may_contain_many(items, found);
+  }
+  if (!array) return RedisModule_ReplyWithLongLong(ctx, found[0] ? 1 : 0);
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(n));
+  for (const char f : found) RedisModule_ReplyWithLongLong(ctx, f ? 1 : 0);
+  return redis_ok;
+}
+int bf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return check_items(ctx, argv, argc, false);
+}
+int bf_mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  return check_items(ctx, argv, argc, true);
+}
+
+// The complete filter at a key for the read-only commands, or null after replying why not.
+const bloom_value* readable_filter(RedisModuleCtx* ctx, const key_handle& key) {
+  bool wrong_type = false;
+  const bloom_value* v = key.value_of<bloom_value>(bloom_type, wrong_type);
+  if (wrong_type) {
+    RedisModule_ReplyWithError(ctx, err_wrong_type);
+  } else if (v == nullptr) {
+    RedisModule_ReplyWithError(ctx, err_not_found);
+  } else if (!v->complete()) {
+    RedisModule_ReplyWithError(ctx, err_restoring);
+  } else {
+    return v;
+  }
+  return nullptr;
+}
+
+// BF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]
+int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  const bloom_value* v = readable_filter(ctx, key);
+  if (v == nullptr) return redis_ok;
+  const bloomery::scalable_bloom_filter& f = v->filter();
+  struct field {
+    const char* keyword;
+    const char* label;
+    long long value;  // -1: nil (the expansion of a NONSCALING filter)
+  };
+  const field fields[] = {
+      {"CAPACITY", "Capacity", clamp(f.current_capacity())},
+      {"SIZE", "Size", clamp(v->memory_usage())},
+      {"FILTERS", "Number of filters", clamp(f.sub_filter_count())},
+      {"ITEMS", "Number of items inserted", clamp(f.inserted())},
+      {"EXPANSION", "Expansion rate",
+       v->nonscaling() ? -1 : static_cast<long long>(f.options().growth)},
+  };
+  const auto reply_value = [&](const field& x) {
+    return x.value < 0 ? RedisModule_ReplyWithNull(ctx)
+                       : RedisModule_ReplyWithLongLong(ctx, x.value);
+  };
+  if (argc == 3) {
+    for (const field& x : fields) {
+      if (is_keyword(argv[2], x.keyword)) {
+        RedisModule_ReplyWithArray(ctx, 1);
+        return reply_value(x);
+      }
+    }
+    return RedisModule_ReplyWithError(ctx, "Invalid information value");
+  }
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * std::size(fields)));
+  for (const field& x : fields) {
+    RedisModule_ReplyWithSimpleString(ctx, x.label);
+    reply_value(x);
+  }
+  return redis_ok;
+}
+
+// BF.CARD key: items added, 0 for a missing key.
+int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  if (key.get() == nullptr) return RedisModule_ReplyWithLongLong(ctx, 0);
+  const bloom_value* v = readable_filter(ctx, key);
+  if (v == nullptr) return redis_ok;
+  return RedisModule_ReplyWithLongLong(ctx, clamp(v->filter().inserted()));
+}
+
+// BF.SCANDUMP key iter: [1, header chunk] for iter 0, then [next iter, payload bytes from
+// iter - 1], and [0, ""] past the end, as RedisBloom's iterator runs.
+int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 3) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  const bloom_value* v = readable_filter(ctx, key);
+  if (v == nullptr) return redis_ok;
+  const std::optional<long long> iter = to_integer(argv[2]);
+  if (!iter) return RedisModule_ReplyWithError(ctx, "Second argument must be numeric");
+  if (*iter == 0) {
+    const std::vector<std::byte> header = v->dump_header();
+    RedisModule_ReplyWithArray(ctx, 2);
+    RedisModule_ReplyWithLongLong(ctx, 1);
+    return RedisModule_ReplyWithStringBuffer(ctx, reinterpret_cast<const char*>(header.data()),
+                                             header.size());
+  }
+  const std::span<const std::byte> payload = v->dump_payload();
+  RedisModule_ReplyWithArray(ctx, 2);
+  if (*iter < 1 || static_cast<std::uint64_t>(*iter - 1) >= payload.size()) {
+    RedisModule_ReplyWithLongLong(ctx, 0);
+    return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
+  }
+  const std::uint64_t offset = static_cast<std::uint64_t>(*iter - 1);
+  const std::uint64_t length = std::min(bf_max_chunk_bytes, payload.size() - offset);
+  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + length + 1));
+  return RedisModule_ReplyWithStringBuffer(
+      ctx, reinterpret_cast<const char*>(payload.data() + offset), length);
+}
+
+// BF.LOADCHUNK key iter data: iter 1 with a header chunk starts restoring an empty key; each next
+// chunk must follow the bytes received (data chunks are SCANDUMP's, in order). The key answers
+// no other BF command until its last chunk arrives; then the whole image is checked, and a
+// damaged dump deletes the key and replies `ERR received bad data`.
+int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 4) return RedisModule_WrongArity(ctx);
+  const std::optional<long long> iter = to_integer(argv[2]);
+  if (!iter) return RedisModule_ReplyWithError(ctx, "ERR Second argument must be numeric");
+  const std::span<const std::byte> data = bytes_of(argv[3]);
+  key_handle key(ctx, argv[1], open_read | open_write);
+  bool wrong_type = false;
+  bloom_value* v = key.value_of<bloom_value>(bloom_type, wrong_type);
+  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  if (v == nullptr) {
+    if (*iter != 1) return RedisModule_ReplyWithError(ctx, err_not_found);
+    std::unique_ptr<bloom_value> restored;
+    try {
+      restored = bloom_value::restore_from_header(data);
+    } catch (const bad_dump&) {
+      return RedisModule_ReplyWithError(ctx, err_bad_data);
+    } catch (const std::bad_alloc&) {
+      return RedisModule_ReplyWithError(ctx, err_no_memory);
+    }
+    if (RedisModule_ModuleTypeSetValue(key.get(), bloom_type, restored.get()) != redis_ok) {
+      return RedisModule_ReplyWithError(ctx, "ERR could not create filter");
+    }
+    restored.release();
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  }
+  // A complete filter takes no chunks (RedisBloom would overwrite its bits in place).
+  if (v->complete() || *iter < 1 || static_cast<std::uint64_t>(*iter - 1) < data.size()) {
+    return RedisModule_ReplyWithError(ctx, err_bad_data);
+  }
+  const std::uint64_t offset = static_cast<std::uint64_t>(*iter - 1) - data.size();
+  switch (v->restore_chunk(offset, data)) {
+    case chunk_result::rejected:
+      return RedisModule_ReplyWithError(ctx, err_bad_data);
+    case chunk_result::corrupt:
+      RedisModule_DeleteKey(key.get());
+      RedisModule_ReplicateVerbatim(ctx);
+      return RedisModule_ReplyWithError(ctx, err_bad_data);
+    case chunk_result::accepted:
+    case chunk_result::completed:
+      break;
+  }
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// Exceptions must not cross into the server's C code: anything unexpected is an error reply.
+template <int (*Command)(RedisModuleCtx*, RedisModuleString**, int)>
+int guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
+  try {
+    return Command(ctx, argv, argc);
+  } catch (const std::bad_alloc&) {
+    return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+  } catch (const std::exception& e) {
+    return reply_error(ctx, "ERR " + without_library_prefix(e.what()));
+  } catch (...) {
+    return RedisModule_ReplyWithError(ctx, "ERR internal error");
+  }
+}
+
+// The RDB value (encoding version 1): whether the filter is complete, the dump's header chunk, and
+// its payload (what was received, for a key still being restored).
+constexpr int rdb_encoding = 1;
+
+void rdb_save(RedisModuleIO* io, void* value) {
+  const auto* v = static_cast<const bloom_value*>(value);
+  try {
+    const std::vector<std::byte> header = v->dump_header();
+    const std::span<const std::byte> payload = v->dump_payload();
+    RedisModule_SaveUnsigned(io, v->complete() ? 1 : 0);
+    RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(header.data()), header.size());
+    RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(payload.data()), payload.size());
+  } catch (const std::exception& e) {
+    // A save cannot report failure; out of memory ends the process, as zmalloc does in Redis.
+    RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot save a BF value: %s", e.what());
+    std::abort();
+  }
+}
+
+struct redis_buffer {
+  char* data = nullptr;
+  std::size_t size = 0;
+  ~redis_buffer() {
+    if (data != nullptr) RedisModule_Free(data);
+  }
+  std::span<const std::byte> bytes() const { return std::as_bytes(std::span(data, size)); }
+};
+
+void* rdb_load(RedisModuleIO* io, int encoding) {
+  if (encoding != rdb_encoding) {
+    RedisModule_LogIOError(io, "warning", "bloomery-redis: BF value encoding %d is unknown",
+                           encoding);
+    return nullptr;
+  }
+  const bool complete = RedisModule_LoadUnsigned(io) == 1;
+  redis_buffer header, payload;
+  header.data = RedisModule_LoadStringBuffer(io, &header.size);
+  payload.data = RedisModule_LoadStringBuffer(io, &payload.size);
+  const char* why = "the dump is damaged";
+  try {
+    std::unique_ptr<bloom_value> v = bloom_value::restore_from_header(header.bytes());
+    const chunk_result r =
+        payload.size == 0 ? chunk_result::accepted : v->restore_chunk(0, payload.bytes());
+    if ((r == chunk_result::accepted || r == chunk_result::completed) &&
+        v->complete() == complete) {
+      return v.release();
+    }
+  } catch (const bad_dump&) {
+  } catch (const std::bad_alloc&) {
+    why = "out of memory";
+  }
+  RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot load a BF value: %s", why);
+  return nullptr;
+}
+
+// The key rebuilt by the same BF.LOADCHUNK commands a SCANDUMP/LOADCHUNK copy sends.
+void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
+  const auto* v = static_cast<const bloom_value*>(value);
+  std::vector<std::byte> header;
+  try {
+    header = v->dump_header();
+  } catch (const std::exception& e) {
+    RedisModule_LogIOError(aof, "warning", "bloomery-redis: cannot rewrite a BF value: %s",
+                           e.what());
+    std::abort();
+  }
+  RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL,
+                      reinterpret_cast<const char*>(header.data()), header.size());
+  const std::span<const std::byte> payload = v->dump_payload();
+  for (std::uint64_t offset = 0; offset < payload.size();) {
+    const std::uint64_t length = std::min(bf_max_chunk_bytes, payload.size() - offset);
+    RedisModule_EmitAOF(
+        aof, "BF.LOADCHUNK", "slb", key, static_cast<long long>(offset + length + 1),
+        reinterpret_cast<const char*>(payload.data() + offset), static_cast<std::size_t>(length));
+    offset += length;
+  }
+}
+
+std::size_t mem_usage(const void* value) {
+  return static_cast<const bloom_value*>(value)->memory_usage();
+}
+
+void free_value(void* value) {
+  delete static_cast<bloom_value*>(value);
+}
+
+void* copy_value(RedisModuleString*, RedisModuleString*, const void* value) {
+  const auto* v = static_cast<const bloom_value*>(value);
+  if (!memory_available(v->memory_usage())) return nullptr;  // COPY then fails with an error
+  try {
+    return new bloom_value(*v);
+  } catch (const std::bad_alloc&) {
+    return nullptr;  // COPY then fails with an error
+  }
+}
+
+}  // namespace
+
+bool register_bloom(RedisModuleCtx* ctx) {
+  static type_methods methods;
+  methods.rdb_load = rdb_load;
+  methods.rdb_save = rdb_save;
+  methods.aof_rewrite = aof_rewrite;
+  methods.mem_usage = mem_usage;
+  methods.free = free_value;
+  methods.copy = copy_value;
+  // Nine characters, unique among modules; not RedisBloom's "MBbloom--", whose RDB values differ.
+  bloom_type = RedisModule_CreateDataType(ctx, "bloomr-BF", rdb_encoding, &methods);
+  if (bloom_type == nullptr) return false;
+
+  struct command {
+    const char* name;
+    command_fn fn;
+    const char* flags;
+  };
+  const command commands[] = {
+      {"bf.reserve", guarded<bf_reserve>, "write deny-oom"},
+      {"bf.add", guarded<bf_add>, "write deny-oom"},
+      {"bf.madd", guarded<bf_madd>, "write deny-oom"},
+      {"bf.insert", guarded<bf_insert>, "write deny-oom"},
+      {"bf.exists", guarded<bf_exists>, "readonly fast"},
+      {"bf.mexists", guarded<bf_mexists>, "readonly fast"},
+      {"bf.info", guarded<bf_info>, "readonly fast"},
+      {"bf.card", guarded<bf_card>, "readonly fast"},
+      {"bf.scandump", guarded<bf_scandump>, "readonly"},
+      {"bf.loadchunk", guarded<bf_loadchunk>, "write deny-oom"},
+  };
+  for (const command& c : commands) {
+    // One key, the first argument: what Redis Cluster routes on.
+    if (RedisModule_CreateCommand(ctx, c.name, c.fn, c.flags, 1, 1, 1) != redis_ok) return false;
+  }
+  return true;
+}
+
+}  // namespace bloomery_redis

@@ -1,0 +1,110 @@
+// The value of a BF key: bloomery's scalable Bloom filter shaped as RedisBloom's chain, or, while
+// BF.LOADCHUNK restores one, the part of its dump received so far.
+//
+// RedisBloom's chain gives its first sub-filter half the requested error rate and each later one
+// half the previous, with `expansion` times the previous capacity; bloomery's sub-filter i has
+// rate p (1 - r) r^i and capacity ceil(n0 s^i), so p = error rate, r = 1/2 and s = expansion is
+// that chain exactly. A NONSCALING filter is one sub-filter at the requested rate itself, which
+// never grows: its p and r are chosen so that p (1 - r) is the requested rate.
+//
+// A dump (SCANDUMP's chunks, the RDB value, the AOF's LOADCHUNK commands) is a header chunk, then
+// the payload in chunks. The header chunk is this module's 24-byte dump header followed by
+// bloomery's file image up to its payload; the payload is the image's payload. Together they are
+// bloomery's checksummed image, so a damaged chunk fails its checksum when the last one arrives.
+//
+//   dump header: 0  8  magic "BLMRY-BF"
+//                8  4  u32 version (1)
+//                12 4  u32 flags: bit 0 NONSCALING, others zero
+//                16 8  u64 check: bloomery's hash of bytes 0..16 and the image prefix
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include <bloomery/scalable_bloom_filter.hpp>
+
+namespace bloomery_redis {
+
+// RedisBloom's defaults for keys that BF.ADD, BF.MADD and BF.INSERT create.
+inline constexpr double bf_default_error_rate = 0.01;
+inline constexpr long long bf_default_capacity = 100;
+inline constexpr long long bf_default_expansion = 2;
+// bloomery's largest growth factor; RedisBloom has no bound.
+inline constexpr long long bf_max_expansion = 16;
+// The most payload bytes one SCANDUMP reply or AOF command carries (RedisBloom's 16 MiB).
+inline constexpr std::uint64_t bf_max_chunk_bytes = std::uint64_t{16} << 20;
+
+struct bloom_shape {
+  double error_rate = bf_default_error_rate;
+  std::uint64_t capacity = bf_default_capacity;
+  std::uint64_t expansion = bf_default_expansion;
+  bool nonscaling = false;
+};
+
+// A dump or chunk this module did not write, or one damaged on the way.
+class bad_dump : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The bound p and tightening r with p (1 - r) == error_rate exactly, for a filter that never adds a
+// second sub-filter (RedisBloom's NONSCALING filter has the requested rate itself).
+struct single_layer_bound {
+  double fpr;
+  double tightening;
+};
+single_layer_bound bound_for_single_layer(double error_rate);
+
+class bloom_value {
+ public:
+  enum class add_result { added, present, full, cannot_grow };
+
+  // An empty filter; throws what bloomery throws for a shape it cannot build (std::bad_alloc,
+  // std::invalid_argument, std::length_error).
+  explicit bloom_value(const bloom_shape& shape);
+  // A key being restored from a dump's header chunk; throws bad_dump, or std::bad_alloc when the
+  // image it announces cannot be reserved.
+  static std::unique_ptr<bloom_value> restore_from_header(std::span<const std::byte> header);
+
+  bool complete() const noexcept { return filter_.has_value(); }
+  bool nonscaling() const noexcept { return nonscaling_; }
+  const bloomery::scalable_bloom_filter& filter() const { return *filter_; }
+
+  // BF.ADD on a complete filter: RedisBloom's answers, and for a NONSCALING filter holding its
+  // capacity, `full` unless the item is already present. `cannot_grow` when bloomery cannot add a
+  // sub-filter (64 exist, or memory ran out); the filter is then unchanged.
+  add_result add(std::string_view item);
+
+  // The header chunk and the payload of this value's dump (the payload received so far while
+  // restoring).
+  std::vector<std::byte> dump_header() const;
+  std::span<const std::byte> dump_payload() const;
+  // While restoring: payload bytes at `offset`, which must be where the received bytes end.
+  // `rejected`: not the next chunk, or longer than what is missing (nothing changed). `completed`:
+  // the last chunk, and the whole image is a valid filter of this module's shapes. `corrupt`: the
+  // last chunk, but the image is not (the caller deletes the key). Throws std::bad_alloc.
+  enum class chunk_result { accepted, completed, rejected, corrupt };
+  chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
+
+  // Bytes this value holds: the filter's bit arrays and its bookkeeping (MEMORY USAGE, BF.INFO).
+  std::size_t memory_usage() const noexcept;
+
+ private:
+  bloom_value() = default;
+  bool finish_restore();
+
+  bool nonscaling_ = false;
+  std::optional<bloomery::scalable_bloom_filter> filter_;
+  // While restoring: the image's bytes received so far, its announced size and payload offset.
+  std::vector<std::byte> image_;
+  std::uint64_t image_size_ = 0;
+  std::uint64_t payload_offset_ = 0;
+};
+
+}  // namespace bloomery_redis

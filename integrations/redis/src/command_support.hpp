@@ -1,0 +1,86 @@
+// Helpers every command shares: key handles, argument parsing, the error texts clients match on.
+#pragma once
+
+#include <cctype>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "redis_api.hpp"
+
+namespace bloomery_redis {
+
+// Error texts of RedisBloom 2.4 that several commands reply.
+inline constexpr const char* err_wrong_type =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr const char* err_not_found = "ERR not found";
+inline constexpr const char* err_item_exists = "ERR item exists";
+inline constexpr const char* err_bad_data = "ERR received bad data";
+inline constexpr const char* err_no_memory = "ERR Insufficient memory to create filter";
+
+inline std::string_view view_of(const RedisModuleString* s) {
+  std::size_t n = 0;
+  const char* p = RedisModule_StringPtrLen(s, &n);
+  return {p, n};
+}
+
+// Options are whole keywords in any letter case (RedisBloom looks at first letters only).
+inline bool is_keyword(const RedisModuleString* s, std::string_view keyword) {
+  const std::string_view v = view_of(s);
+  if (v.size() != keyword.size()) return false;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(v[i])) != keyword[i]) return false;
+  }
+  return true;
+}
+
+inline std::optional<long long> to_integer(const RedisModuleString* s) {
+  long long v = 0;
+  if (RedisModule_StringToLongLong(s, &v) != redis_ok) return std::nullopt;
+  return v;
+}
+
+inline std::optional<double> to_double(const RedisModuleString* s) {
+  double v = 0;
+  if (RedisModule_StringToDouble(s, &v) != redis_ok) return std::nullopt;
+  return v;
+}
+
+// An open key, closed when the handle goes out of scope (the module does not use auto memory).
+class key_handle {
+ public:
+  key_handle(RedisModuleCtx* ctx, RedisModuleString* name, int mode)
+      : key_(RedisModule_OpenKey(ctx, name, mode)) {}
+  key_handle(const key_handle&) = delete;
+  key_handle& operator=(const key_handle&) = delete;
+  ~key_handle() {
+    if (key_ != nullptr) RedisModule_CloseKey(key_);
+  }
+  RedisModuleKey* get() const noexcept { return key_; }
+
+  // The value when the key holds one of `type`; `wrong_type` is set when it holds anything else.
+  template <class V>
+  V* value_of(RedisModuleType* type, bool& wrong_type) const {
+    wrong_type = false;
+    if (key_ == nullptr || RedisModule_KeyType(key_) == keytype_empty) return nullptr;
+    if (RedisModule_KeyType(key_) != keytype_module ||
+        RedisModule_ModuleTypeGetType(key_) != type) {
+      wrong_type = true;
+      return nullptr;
+    }
+    return static_cast<V*>(RedisModule_ModuleTypeGetValue(key_));
+  }
+
+ private:
+  RedisModuleKey* key_;
+};
+
+// bloomery's messages start with "bloomery: "; a reply reads better without it.
+inline std::string without_library_prefix(std::string_view message) {
+  constexpr std::string_view prefix = "bloomery: ";
+  if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+  return std::string(message);
+}
+
+}  // namespace bloomery_redis

@@ -1,0 +1,199 @@
+"""Real redis-server processes with bloomery-redis.so loaded, for the module's tests.
+
+Every server listens on a free 127.0.0.1 port with its own temporary directory; fixtures stop
+their servers when the test ends, pass or fail, and an atexit hook kills any still running (a
+test interrupted by a timeout or ^C)."""
+
+import atexit
+import ctypes
+import os
+import resource
+import signal
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+import redis
+from redis.connection import PythonParser
+
+MODULE = os.environ["BLOOMERY_REDIS_MODULE"]
+SERVER = os.environ.get("BLOOMERY_REDIS_SERVER", "redis-server")
+CLI = os.environ.get("BLOOMERY_REDIS_CLI", "redis-cli")
+
+_running = set()  # Popen objects of servers started and not yet stopped
+
+
+@atexit.register
+def _kill_leftovers():
+    for proc in list(_running):
+        proc.kill()
+        proc.wait()
+    _running.clear()
+
+
+# A SIGTERM (ctest's or a user's) unwinds like ^C, so fixtures' finally blocks and atexit run.
+signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_PR_SET_PDEATHSIG = 1
+
+
+def _server_limits():
+    # Even a SIGKILLed test run leaves no server behind: the kernel kills it with its parent.
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    # A safety belt for the machine running the tests: were the module's memory check ever to
+    # let a huge filter through, allocation fails here instead of the OOM killer picking a
+    # process. (The largest filter the tests build is under 1 GiB.)
+    resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
+
+
+class ExactErrors(PythonParser):
+    """redis-py strips a leading "ERR " from error replies; the tests compare the whole text."""
+
+    EXCEPTION_CLASSES = {}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One redis-server; `extra` are further command-line options (e.g. "--appendonly", "yes")."""
+
+    def __init__(self, directory, *extra):
+        self.dir = directory
+        self.extra = list(extra)
+        self.port = None
+        self.proc = None
+        self.start()
+
+    def start(self):
+        # The port may be taken between free_port() and the server's bind: try a few.
+        for _ in range(5):
+            self.port = self.port or free_port()
+            log = open(os.path.join(self.dir, "redis.log"), "ab")
+            self.proc = subprocess.Popen(
+                [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                 "--loadmodule", MODULE, "--save", "", "--daemonize", "no",
+                 "--protected-mode", "no"] + self.extra,
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_server_limits)
+            log.close()
+            _running.add(self.proc)
+            if self._wait_ready():
+                return
+            self.stop()
+            self.port = None
+        raise RuntimeError("redis-server did not start; see " + os.path.join(self.dir, "redis.log"))
+
+    def _wait_ready(self):
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                c = self.client()
+                if c.ping():
+                    # Loading an RDB or AOF answers LOADING until done.
+                    if c.info("persistence").get("loading", 0) == 0:
+                        return True
+            except (redis.ConnectionError, redis.ResponseError):
+                pass
+            time.sleep(0.02)
+        return False
+
+    def client(self):
+        pool = redis.ConnectionPool(host="127.0.0.1", port=self.port, parser_class=ExactErrors,
+                                    socket_timeout=60)
+        return redis.Redis(connection_pool=pool)
+
+    def cli(self, *args):
+        """Runs redis-cli with `args` against this server; returns its standard output."""
+        out = subprocess.run([CLI, "-h", "127.0.0.1", "-p", str(self.port)] + list(args),
+                             check=True, capture_output=True, timeout=60)
+        return out.stdout.decode()
+
+    def restart(self):
+        """Stops the server (saving nothing beyond what its config persists) and starts it again
+        on the same port and directory."""
+        try:
+            self.client().shutdown(nosave=True)
+        except redis.ConnectionError:
+            pass
+        self.proc.wait(timeout=30)
+        _running.discard(self.proc)
+        self.start()
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        _running.discard(self.proc)
+        self.proc = None
+
+
+@pytest.fixture
+def make_server():
+    """Starts servers on demand (make_server("--appendonly", "yes")); all stop at the test's end."""
+    servers, dirs = [], []
+
+    def make(*extra, directory=None):
+        if directory is None:
+            directory = tempfile.mkdtemp(prefix="bloomery-redis-")
+            dirs.append(directory)
+        s = Server(directory, *extra)
+        servers.append(s)
+        return s
+
+    try:
+        yield make
+    finally:
+        for s in servers:
+            s.stop()
+        for d in dirs:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def shared_server():
+    directory = tempfile.mkdtemp(prefix="bloomery-redis-")
+    s = None
+    try:
+        s = Server(directory)
+        yield s
+    finally:
+        if s is not None:
+            s.stop()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def r(shared_server):
+    """A client of the module's shared server, emptied before each test."""
+    c = shared_server.client()
+    c.flushall()
+    return c
+
+
+def scandump(client, key):
+    """All of BF.SCANDUMP's (iter, chunk) pairs for `key`, as a client copying it would read them."""
+    chunks, it = [], 0
+    while True:
+        it, data = client.execute_command("BF.SCANDUMP", key, it)
+        if it == 0:
+            return chunks
+        chunks.append((it, data))
+
+
+def loadchunks(client, key, chunks):
+    return [client.execute_command("BF.LOADCHUNK", key, it, data) for it, data in chunks]

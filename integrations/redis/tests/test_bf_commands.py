@@ -1,0 +1,577 @@
+"""BF.* commands against a live redis-server: RedisBloom 2.4's syntax, defaults, replies and error
+texts, and where bloomery does better (docs/redis.md)."""
+
+import pytest
+import redis
+
+from conftest import loadchunks, scandump
+
+WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+
+def error_of(r, *args):
+    with pytest.raises(redis.ResponseError) as e:
+        r.execute_command(*args)
+    return str(e.value)
+
+
+def info(r, key):
+    reply = r.execute_command("BF.INFO", key)
+    return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
+
+
+def items(prefix, n):
+    return [f"{prefix}{i}" for i in range(n)]
+
+
+def add_all(r, key, values):
+    return r.execute_command("BF.MADD", key, *values)
+
+
+# --- BF.RESERVE ---------------------------------------------------------------------------------
+
+def test_reserve_creates_an_empty_filter(r):
+    assert r.execute_command("BF.RESERVE", "test", 0.05, 1000) == b"OK"
+    i = info(r, "test")
+    assert list(i) == ["Capacity", "Size", "Number of filters", "Number of items inserted",
+                       "Expansion rate"]
+    assert i["Capacity"] == 1000
+    assert i["Number of filters"] == 1
+    assert i["Number of items inserted"] == 0
+    assert i["Expansion rate"] == 2
+    assert r.execute_command("BF.CARD", "test") == 0
+    assert r.execute_command("BF.EXISTS", "test", "foo") == 0
+
+
+def test_reserve_on_an_existing_key_is_an_error(r):
+    r.execute_command("BF.RESERVE", "k", 0.01, 100)
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 100) == "ERR item exists"
+    r.set("s", "v")
+    assert error_of(r, "BF.RESERVE", "s", 0.01, 100) == WRONGTYPE
+
+
+@pytest.mark.parametrize("rate", ["abc", "", "0.01x", "nan"])
+def test_reserve_bad_error_rate(r, rate):
+    assert error_of(r, "BF.RESERVE", "k", rate, 100) == "ERR bad error rate"
+
+
+@pytest.mark.parametrize("rate", ["0", "1", "-0.5", "1.5", "inf", "-inf"])
+def test_reserve_error_rate_out_of_range(r, rate):
+    assert error_of(r, "BF.RESERVE", "k", rate, 100) == "ERR (0 < error rate range < 1) "
+
+
+@pytest.mark.parametrize("capacity", ["abc", "1.5", "1e3", ""])
+def test_reserve_bad_capacity(r, capacity):
+    assert error_of(r, "BF.RESERVE", "k", 0.01, capacity) == "ERR bad capacity"
+
+
+@pytest.mark.parametrize("capacity", ["0", "-1", "-9223372036854775808"])
+def test_reserve_capacity_must_be_positive(r, capacity):
+    assert error_of(r, "BF.RESERVE", "k", 0.01, capacity) == "ERR (capacity should be larger than 0)"
+
+
+def test_reserve_expansion_errors(r):
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 100, "EXPANSION") == "ERR no expansion"
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 100, "EXPANSION", "x") == "ERR bad expansion"
+    assert (error_of(r, "BF.RESERVE", "k", 0.01, 100, "NONSCALING", "EXPANSION", 2) ==
+            "Nonscaling filters cannot expand")
+    assert (error_of(r, "BF.RESERVE", "k", 0.01, 100, "EXPANSION", 2, "NONSCALING") ==
+            "Nonscaling filters cannot expand")
+    assert not r.exists("k")
+
+
+@pytest.mark.parametrize("expansion", ["0", "-1", "-100", "17"])
+def test_reserve_expansion_out_of_range_is_an_error(r, expansion):
+    # RedisBloom 2.4 creates the filter for 0 and negative expansions and reports "added".
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 100, "EXPANSION", expansion) == "ERR bad expansion"
+    assert not r.exists("k")
+
+
+def test_reserve_options_are_whole_keywords_in_any_case(r):
+    assert r.execute_command("BF.RESERVE", "a", 0.01, 100, "nonscaling") == b"OK"
+    assert info(r, "a")["Expansion rate"] is None
+    assert r.execute_command("BF.RESERVE", "b", 0.01, 100, "Expansion", 4) == b"OK"
+    assert info(r, "b")["Expansion rate"] == 4
+    # RedisBloom matches prefixes and first letters: these would count as options there.
+    assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "NONSCALINGX") == "Unknown argument received"
+    assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "NON") == "Unknown argument received"
+    assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "EXP", 2) == "Unknown argument received"
+    assert not r.exists("c")
+
+
+def test_reserve_key_named_like_an_option_is_just_a_key(r):
+    # RedisBloom scans every argument for NONSCALING, the key included.
+    assert r.execute_command("BF.RESERVE", "nonscaling", 0.01, 100) == b"OK"
+    assert info(r, "nonscaling")["Expansion rate"] == 2
+    assert r.execute_command("BF.RESERVE", "EXPANSION", 0.01, 100) == b"OK"
+    assert info(r, "EXPANSION")["Expansion rate"] == 2
+
+
+def test_reserve_arity(r):
+    msg = "ERR wrong number of arguments for 'bf.reserve' command"
+    assert error_of(r, "BF.RESERVE", "k", 0.01) == msg
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 100, "EXPANSION", 2, "NONSCALING", "x") == msg
+
+
+@pytest.mark.parametrize("expansion, capacities", [(1, [100, 100, 100]), (2, [100, 200, 400]),
+                                                   (3, [100, 300, 900]), (16, [100, 1600])])
+def test_filters_grow_by_the_expansion(r, expansion, capacities):
+    r.execute_command("BF.RESERVE", "k", 0.01, 100, "EXPANSION", expansion)
+    total, added, i = 0, 0, 0
+    for n, capacity in enumerate(capacities):
+        # Fill sub-filter n exactly: it is the newest until the next new item arrives.
+        total += capacity
+        while info(r, "k")["Number of items inserted"] < total:
+            added += r.execute_command("BF.ADD", "k", f"item{i}")
+            i += 1
+        assert (info(r, "k")["Number of filters"], info(r, "k")["Capacity"]) == (n + 1, total)
+    r.execute_command("BF.ADD", "k", "one more")
+    assert info(r, "k")["Number of filters"] == len(capacities) + 1
+    assert info(r, "k")["Capacity"] == total + capacities[-1] * expansion
+    assert r.execute_command("BF.CARD", "k") == added + 1
+
+
+# --- BF.ADD, BF.MADD ----------------------------------------------------------------------------
+
+def test_add_creates_with_the_defaults(r):
+    assert r.execute_command("BF.ADD", "k", "foo") == 1
+    assert r.execute_command("BF.ADD", "k", "foo") == 0
+    i = info(r, "k")
+    assert (i["Capacity"], i["Number of filters"], i["Number of items inserted"],
+            i["Expansion rate"]) == (100, 1, 1, 2)
+
+
+def test_madd_replies_per_item(r):
+    assert r.execute_command("BF.MADD", "m", "foo", "bar", "baz") == [1, 1, 1]
+    assert r.execute_command("BF.ADD", "n", "foo") == 1
+    assert r.execute_command("BF.MADD", "n", "foo", "bar") == [0, 1]
+    assert r.execute_command("BF.MADD", "n", "x", "x") == [1, 0]
+    assert info(r, "m")["Capacity"] == 100
+
+
+def test_added_items_are_always_found(r):
+    values = items("v", 5000)
+    replies = add_all(r, "k", values)
+    assert r.execute_command("BF.MEXISTS", "k", *values) == [1] * len(values)
+    # Items answered "maybe present" are not counted.
+    assert info(r, "k")["Number of items inserted"] == sum(replies)
+    assert r.execute_command("BF.CARD", "k") == sum(replies)
+    assert sum(replies) >= 5000 * 0.98  # a new item is skipped with at most the 1% rate
+
+
+def test_false_positive_rate_stays_below_the_error_rate(r):
+    r.execute_command("BF.RESERVE", "k", 0.01, 1000)
+    add_all(r, "k", items("in", 8000))
+    absent = r.execute_command("BF.MEXISTS", "k", *items("out", 20000))
+    # The compound rate is below 1% (the sub-filters have 0.5%, 0.25%, ...); 1.3% bounds the
+    # binomial spread of 20000 probes.
+    assert sum(absent) / len(absent) < 0.013
+
+
+def test_add_arity(r):
+    assert error_of(r, "BF.ADD", "k") == "ERR wrong number of arguments for 'bf.add' command"
+    assert error_of(r, "BF.ADD", "k", "a", "b") == "ERR wrong number of arguments for 'bf.add' command"
+    assert error_of(r, "BF.MADD", "k") == "ERR wrong number of arguments for 'bf.madd' command"
+    assert not r.exists("k")
+
+
+# --- NONSCALING ---------------------------------------------------------------------------------
+
+def test_nonscaling_filter_takes_exactly_its_capacity(r):
+    assert r.execute_command("BF.INSERT", "nonscaling", "CAPACITY", 3, "NONSCALING",
+                             "ITEMS", "a", "b", "c") == [1, 1, 1]
+    reply = r.execute_command("BF.INSERT", "nonscaling", "ITEMS", "a", "b", "c", "d", "d")
+    assert reply[:3] == [0, 0, 0]
+    assert len(reply) == 4  # the array stops at the first error
+    assert isinstance(reply[3], redis.ResponseError)
+    assert str(reply[3]) == "ERR non scaling filter is full"
+    assert error_of(r, "BF.ADD", "nonscaling", "e") == "ERR non scaling filter is full"
+    assert r.execute_command("BF.ADD", "nonscaling", "a") == 0
+    reply = r.execute_command("BF.MADD", "nonscaling", "b", "zz", "a")
+    assert reply[0] == 0 and str(reply[1]) == "ERR non scaling filter is full" and len(reply) == 2
+    i = info(r, "nonscaling")
+    assert (i["Capacity"], i["Number of filters"], i["Number of items inserted"],
+            i["Expansion rate"]) == (3, 1, 3, None)
+
+
+@pytest.mark.parametrize("rate", [0.001, 0.01, 0.3, 0.5])
+def test_nonscaling_capacity_counts_new_items_exactly(r, rate):
+    # (Far higher rates saturate the few bits long before 500 items are new to them.)
+    r.execute_command("BF.RESERVE", "k", rate, 500, "NONSCALING")
+    added = 0
+    for i in range(100):
+        reply = r.execute_command("BF.MADD", "k", *items(f"x{i}-", 100))
+        added += sum(x for x in reply if isinstance(x, int))
+        if isinstance(reply[-1], redis.ResponseError):
+            break
+    assert added == 500
+    assert info(r, "k")["Number of items inserted"] == 500
+    assert info(r, "k")["Number of filters"] == 1
+
+
+@pytest.mark.parametrize("rate", [0.6, 0.9, 0.999, 0.9999999999999999])
+def test_nonscaling_high_error_rates(r, rate):
+    # bloomery's bound must stay below 1 while its one sub-filter gets the requested rate.
+    assert r.execute_command("BF.RESERVE", "k", rate, 1000, "NONSCALING") == b"OK"
+    assert r.execute_command("BF.ADD", "k", "a") == 1
+    assert r.execute_command("BF.EXISTS", "k", "a") == 1
+    assert info(r, "k")["Capacity"] == 1000
+
+
+# --- BF.INSERT ----------------------------------------------------------------------------------
+
+def test_insert_creates_with_its_options(r):
+    assert r.execute_command("BF.INSERT", "k", "CAPACITY", 1000, "ERROR", 0.001, "EXPANSION", 4,
+                             "ITEMS", "a", "b") == [1, 1]
+    i = info(r, "k")
+    assert (i["Capacity"], i["Expansion rate"], i["Number of items inserted"]) == (1000, 4, 2)
+    # On an existing key the creation options are ignored.
+    assert r.execute_command("BF.INSERT", "k", "CAPACITY", 5, "ITEMS", "c") == [1]
+    assert info(r, "k")["Capacity"] == 1000
+
+
+def test_insert_defaults(r):
+    assert r.execute_command("BF.INSERT", "k", "ITEMS", "a") == [1]
+    i = info(r, "k")
+    assert (i["Capacity"], i["Expansion rate"]) == (100, 2)
+
+
+def test_insert_nocreate(r):
+    assert error_of(r, "BF.INSERT", "k", "NOCREATE", "ITEMS", "a") == "ERR not found"
+    assert not r.exists("k")
+    r.execute_command("BF.ADD", "k", "a")
+    assert r.execute_command("BF.INSERT", "k", "NOCREATE", "ITEMS", "a", "b") == [0, 1]
+
+
+def test_insert_options_are_whole_keywords_in_any_case(r):
+    assert r.execute_command("BF.INSERT", "k", "capacity", 50, "Error", 0.1, "expansion", 3,
+                             "nonScaling", "items", "a") == [1]
+    i = info(r, "k")
+    assert (i["Capacity"], i["Expansion rate"]) == (50, None)
+    assert error_of(r, "BF.INSERT", "k2", "NoCreate", "ITEMS", "a") == "ERR not found"
+    # RedisBloom reads "CAPPCITY" as CAPACITY, "EXPANDED" as EXPANSION, "NOPE" as NONSCALING.
+    for word in ["CAPPCITY", "EXPANDED", "ERR", "NOPE", "N", "ITEM", "CAPACITY5"]:
+        assert error_of(r, "BF.INSERT", "j", word, 5, "ITEMS", "a") == "Unknown argument received"
+    assert not r.exists("j")
+
+
+def test_insert_parse_errors(r):
+    assert error_of(r, "BF.INSERT", "k", "ERROR", "x", "ITEMS", "a") == "Bad error rate"
+    assert error_of(r, "BF.INSERT", "k", "CAPACITY", "x", "ITEMS", "a") == "Bad capacity"
+    assert error_of(r, "BF.INSERT", "k", "CAPACITY", "1.5", "ITEMS", "a") == "Bad capacity"
+    assert error_of(r, "BF.INSERT", "k", "EXPANSION", "x", "ITEMS", "a") == "Bad expansion"
+    assert not r.exists("k")
+
+
+@pytest.mark.parametrize("option, value", [("ERROR", 0), ("ERROR", 1), ("ERROR", -0.1),
+                                           ("ERROR", 2), ("CAPACITY", 0), ("CAPACITY", -5),
+                                           ("EXPANSION", 0), ("EXPANSION", -1),
+                                           ("EXPANSION", 17)])
+def test_insert_values_out_of_range(r, option, value):
+    assert error_of(r, "BF.INSERT", "k", option, value, "ITEMS", "a") == "Bad argument received"
+    assert not r.exists("k")
+
+
+def test_insert_arity(r):
+    msg = "ERR wrong number of arguments for 'bf.insert' command"
+    assert error_of(r, "BF.INSERT", "k", "ITEMS") == msg
+    assert error_of(r, "BF.INSERT", "k", "NOCREATE", "ITEMS") == msg
+    assert error_of(r, "BF.INSERT", "k", "NOCREATE", "NONSCALING") == msg  # no ITEMS
+    assert error_of(r, "BF.INSERT", "k", "CAPACITY") == msg
+    assert error_of(r, "BF.INSERT", "k", "ERROR", 0.1, "CAPACITY") == msg
+    assert error_of(r, "BF.INSERT", "k") == msg
+    assert not r.exists("k")
+
+
+# --- BF.EXISTS, BF.MEXISTS ----------------------------------------------------------------------
+
+def test_exists_on_a_missing_key_is_zero(r):
+    assert r.execute_command("BF.EXISTS", "nonexist", "blah") == 0
+    assert r.execute_command("BF.MEXISTS", "nonexist", "a", "b") == [0, 0]
+
+
+def test_mexists_answers_in_order(r):
+    r.execute_command("BF.MADD", "k", "a", "c")
+    assert r.execute_command("BF.MEXISTS", "k", "a", "b", "c") == [1, 0, 1]
+    assert r.execute_command("BF.EXISTS", "k", "c") == 1
+
+
+def test_exists_arity(r):
+    assert error_of(r, "BF.EXISTS", "k") == "ERR wrong number of arguments for 'bf.exists' command"
+    assert (error_of(r, "BF.EXISTS", "k", "a", "b") ==
+            "ERR wrong number of arguments for 'bf.exists' command")
+    assert error_of(r, "BF.MEXISTS", "k") == "ERR wrong number of arguments for 'bf.mexists' command"
+
+
+def test_binary_items(r):
+    values = [b"", b"\x00", b"\x00\x01", b"\xff" * 100, "é".encode()]
+    assert r.execute_command("BF.MADD", "k", *values) == [1] * 5
+    assert r.execute_command("BF.MEXISTS", "k", *values) == [1] * 5
+
+
+# --- BF.INFO, BF.CARD ---------------------------------------------------------------------------
+
+def test_info_single_fields(r):
+    r.execute_command("BF.RESERVE", "k", 0.01, 1000, "EXPANSION", 3)
+    r.execute_command("BF.MADD", "k", "a", "b")
+    full = info(r, "k")
+    for word, label in [("CAPACITY", "Capacity"), ("size", "Size"), ("Filters", "Number of filters"),
+                        ("ITEMS", "Number of items inserted"), ("expansion", "Expansion rate")]:
+        assert r.execute_command("BF.INFO", "k", word) == [full[label]]
+    assert full["Size"] > 1000 * 9.6 / 8  # bits at 0.5% for 1000 items, at least
+    r.execute_command("BF.RESERVE", "n", 0.01, 10, "NONSCALING")
+    assert r.execute_command("BF.INFO", "n", "EXPANSION") == [None]
+
+
+def test_info_errors(r):
+    assert error_of(r, "BF.INFO", "missing") == "ERR not found"
+    r.execute_command("BF.ADD", "k", "a")
+    assert error_of(r, "BF.INFO", "k", "CAPACITYX") == "Invalid information value"
+    assert error_of(r, "BF.INFO", "k", "cap") == "Invalid information value"
+    assert error_of(r, "BF.INFO") == "ERR wrong number of arguments for 'bf.info' command"
+    assert (error_of(r, "BF.INFO", "k", "SIZE", "ITEMS") ==
+            "ERR wrong number of arguments for 'bf.info' command")
+
+
+def test_card(r):
+    assert r.execute_command("BF.CARD", "missing") == 0
+    r.execute_command("BF.MADD", "k", *items("c", 300))
+    assert r.execute_command("BF.CARD", "k") == info(r, "k")["Number of items inserted"]
+    assert error_of(r, "BF.CARD") == "ERR wrong number of arguments for 'bf.card' command"
+    assert error_of(r, "BF.CARD", "k", "x") == "ERR wrong number of arguments for 'bf.card' command"
+
+
+def test_size_and_memory_usage_report_the_real_size(r):
+    r.execute_command("BF.RESERVE", "k", 0.01, 1_000_000)
+    size = info(r, "k")["Size"]
+    # 1e6 items at 0.5% need 11.0 bits each: the bit array dominates.
+    assert 1_000_000 * 11.0 / 8 <= size <= 1_000_000 * 11.2 / 8
+    usage = r.memory_usage("k")
+    assert size <= usage <= size + 256
+    r.execute_command("BF.MADD", "k", *items("m", 1000))
+    assert info(r, "k")["Size"] == size  # the first sub-filter is allocated whole
+
+
+# --- wrong types --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["BF.ADD", "s", "a"], ["BF.MADD", "s", "a"], ["BF.INSERT", "s", "ITEMS", "a"],
+    ["BF.EXISTS", "s", "a"], ["BF.MEXISTS", "s", "a"], ["BF.INFO", "s"], ["BF.CARD", "s"],
+    ["BF.SCANDUMP", "s", 0], ["BF.LOADCHUNK", "s", 1, "x"], ["BF.RESERVE", "s", 0.1, 10]])
+def test_wrong_type(r, command):
+    r.set("s", "v")
+    assert error_of(r, *command) == WRONGTYPE
+    r.delete("s")
+    r.rpush("s", "v")
+    assert error_of(r, *command) == WRONGTYPE
+    assert r.lrange("s", 0, -1) == [b"v"]
+
+
+# --- huge capacities, 64-bit sizes --------------------------------------------------------------
+
+def test_huge_capacities_are_error_replies(r):
+    # RedisBloom 2.4 aborts the server on these.
+    assert (error_of(r, "BF.RESERVE", "k", 0.01, 10**12) ==
+            "ERR Insufficient memory to create filter")
+    assert error_of(r, "BF.RESERVE", "k", 0.01, 2**63 - 1).startswith("ERR could not create filter")
+    assert (error_of(r, "BF.INSERT", "k", "CAPACITY", 10**12, "ITEMS", "a") ==
+            "ERR Insufficient memory to create filter")
+    assert error_of(r, "BF.RESERVE", "k", 1e-300, 100).startswith("ERR could not create filter")
+    assert not r.exists("k")
+    assert r.ping()
+    assert r.execute_command("BF.ADD", "k", "a") == 1
+
+
+def test_no_32_bit_limits(r):
+    # 4.5e9 bits (more than 2^32) for 3.1e9 items (more than 2^32 - 1 counts as capacity).
+    capacity = 3_100_000_000
+    r.execute_command("BF.RESERVE", "wide", 0.5, capacity, "NONSCALING")
+    try:
+        i = info(r, "wide")
+        assert i["Capacity"] == capacity
+        assert i["Size"] * 8 > 2**32
+        assert r.memory_usage("wide") >= i["Size"]
+        values = items("w", 20000)
+        assert sum(r.execute_command("BF.MADD", "wide", *values)) >= 19990
+        assert r.execute_command("BF.MEXISTS", "wide", *values) == [1] * len(values)
+    finally:
+        r.delete("wide")
+
+
+# --- COPY ---------------------------------------------------------------------------------------
+
+def test_copy_is_independent(r):
+    r.execute_command("BF.MADD", "a", "x", "y")
+    assert r.copy("a", "b")
+    r.execute_command("BF.ADD", "b", "z")
+    assert r.execute_command("BF.MEXISTS", "b", "x", "y", "z") == [1, 1, 1]
+    assert r.execute_command("BF.EXISTS", "a", "z") == 0
+    assert r.execute_command("BF.CARD", "a") == 2
+
+
+# --- BF.SCANDUMP, BF.LOADCHUNK ------------------------------------------------------------------
+
+def test_scandump_loadchunk_round_trip(r):
+    r.execute_command("BF.RESERVE", "src", 0.001, 200, "EXPANSION", 3)
+    add_all(r, "src", items("s", 1500))
+    chunks = scandump(r, "src")
+    assert chunks[0][0] == 1
+    assert all(c[1] for c in chunks)
+    assert loadchunks(r, "dst", chunks) == [b"OK"] * len(chunks)
+    assert info(r, "dst") == info(r, "src")
+    probe = items("s", 1500) + items("absent", 5000)
+    assert (r.execute_command("BF.MEXISTS", "dst", *probe) ==
+            r.execute_command("BF.MEXISTS", "src", *probe))
+    assert scandump(r, "dst") == chunks
+    # The copy takes writes like the original.
+    assert r.execute_command("BF.ADD", "dst", "new") == r.execute_command("BF.ADD", "src", "new")
+
+
+@pytest.mark.parametrize("create, holds", [(["BF.RESERVE", "src", 0.01, 100], None),
+                                           (["BF.RESERVE", "src", 0.01, 100, "NONSCALING"], 100),
+                                           (["BF.RESERVE", "src", 0.7, 5, "NONSCALING"], None)])
+def test_empty_and_nonscaling_filters_round_trip(r, create, holds):
+    r.execute_command(*create)
+    loadchunks(r, "dst", scandump(r, "src"))
+    assert info(r, "dst") == info(r, "src")
+    if holds is not None:
+        add_all(r, "dst", items("n", 200))
+        assert info(r, "dst")["Number of items inserted"] == holds
+        assert error_of(r, "BF.ADD", "dst", "beyond") == "ERR non scaling filter is full"
+
+
+def test_scandump_iterator(r):
+    r.execute_command("BF.ADD", "k", "a")
+    it, header = r.execute_command("BF.SCANDUMP", "k", 0)
+    assert it == 1 and header.startswith(b"BLMRY-BF")
+    it, data = r.execute_command("BF.SCANDUMP", "k", 1)
+    assert it == 1 + len(data) and len(data) % 64 == 0
+    assert r.execute_command("BF.SCANDUMP", "k", it) == [0, b""]
+    assert r.execute_command("BF.SCANDUMP", "k", -5) == [0, b""]
+    # Any iterator inside the payload reads from there.
+    it2, tail = r.execute_command("BF.SCANDUMP", "k", 11)
+    assert it2 == it and tail == data[10:]
+
+
+def test_large_filter_dumps_in_16_mib_chunks(r):
+    r.execute_command("BF.RESERVE", "big", 0.01, 20_000_000)
+    add_all(r, "big", items("b", 2000))
+    chunks = scandump(r, "big")
+    assert len(chunks) == 3  # header, 16 MiB, the rest
+    assert len(chunks[1][1]) == 16 << 20
+    loadchunks(r, "copy", chunks)
+    assert r.execute_command("BF.MEXISTS", "copy", *items("b", 2000)) == [1] * 2000
+    assert info(r, "copy") == info(r, "big")
+
+
+def test_scandump_errors(r):
+    assert error_of(r, "BF.SCANDUMP", "missing", 0) == "ERR not found"
+    r.execute_command("BF.ADD", "k", "a")
+    assert error_of(r, "BF.SCANDUMP", "k", "x") == "Second argument must be numeric"
+    assert error_of(r, "BF.SCANDUMP", "k") == "ERR wrong number of arguments for 'bf.scandump' command"
+
+
+def test_loadchunk_argument_errors(r):
+    msg = "ERR wrong number of arguments for 'bf.loadchunk' command"
+    assert error_of(r, "BF.LOADCHUNK", "k", 1) == msg
+    assert error_of(r, "BF.LOADCHUNK", "k", 1, "a", "b") == msg
+    assert error_of(r, "BF.LOADCHUNK", "k", "x", "data") == "ERR Second argument must be numeric"
+    assert error_of(r, "BF.LOADCHUNK", "k", 5, "data") == "ERR not found"
+
+
+@pytest.mark.parametrize("garbage", [b"", b"x", b"\x00" * 200, b"BLMRY-BF" + b"\x00" * 300,
+                                     bytes(range(256)) * 4])
+def test_loadchunk_garbage_header(r, garbage):
+    assert error_of(r, "BF.LOADCHUNK", "k", 1, garbage) == "ERR received bad data"
+    assert not r.exists("k")
+
+
+def test_loadchunk_damaged_header_is_refused(r):
+    r.execute_command("BF.ADD", "src", "a")
+    (it, header), *data = scandump(r, "src")
+    for at in [0, 12, 16, 24 + 12, 24 + 72, len(header) - 1]:
+        bad = bytearray(header)
+        bad[at] ^= 1
+        assert error_of(r, "BF.LOADCHUNK", "k", 1, bytes(bad)) == "ERR received bad data"
+        assert not r.exists("k")
+    assert error_of(r, "BF.LOADCHUNK", "k", 1, header[:-1]) == "ERR received bad data"
+
+
+def test_loadchunk_damaged_data_is_an_error_never_a_wrong_filter(r):
+    r.execute_command("BF.RESERVE", "src", 0.01, 1000)
+    add_all(r, "src", items("d", 500))
+    header, (it, data) = scandump(r, "src")
+    for at in [0, len(data) // 2, len(data) - 1]:
+        bad = bytearray(data)
+        bad[at] ^= 0x10
+        assert r.execute_command("BF.LOADCHUNK", "k", *header) == b"OK"
+        assert error_of(r, "BF.LOADCHUNK", "k", it, bytes(bad)) == "ERR received bad data"
+        assert not r.exists("k")  # the restore failed as a whole
+
+
+def test_loadchunk_out_of_order_and_oversized_chunks(r):
+    r.execute_command("BF.RESERVE", "src", 0.01, 20_000_000)
+    header, first, second = scandump(r, "src")
+    assert r.execute_command("BF.LOADCHUNK", "k", *header) == b"OK"
+    assert error_of(r, "BF.LOADCHUNK", "k", *second) == "ERR received bad data"  # skipped one
+    assert error_of(r, "BF.LOADCHUNK", "k", *header) == "ERR received bad data"  # header again
+    assert error_of(r, "BF.LOADCHUNK", "k", 3, b"abc") == "ERR received bad data"  # iter < len
+    assert error_of(r, "BF.LOADCHUNK", "k", 0, b"") == "ERR received bad data"
+    assert r.execute_command("BF.LOADCHUNK", "k", *first) == b"OK"
+    assert error_of(r, "BF.LOADCHUNK", "k", *first) == "ERR received bad data"  # sent twice
+    # Past the payload's end.
+    assert (error_of(r, "BF.LOADCHUNK", "k", second[0] + 64, second[1] + b"x" * 64) ==
+            "ERR received bad data")
+    # The refused chunks changed nothing: the right one still completes the filter.
+    assert r.execute_command("BF.LOADCHUNK", "k", *second) == b"OK"
+    assert info(r, "k") == info(r, "src")
+    assert error_of(r, "BF.LOADCHUNK", "k", *second) == "ERR received bad data"  # complete now
+
+
+def test_a_key_being_restored_answers_nothing_else(r):
+    r.execute_command("BF.MADD", "src", "a", "b")
+    header, data = scandump(r, "src")
+    r.execute_command("BF.LOADCHUNK", "k", *header)
+    msg = "ERR filter is being restored by BF.LOADCHUNK"
+    for command in [["BF.ADD", "k", "a"], ["BF.MADD", "k", "a"], ["BF.INSERT", "k", "ITEMS", "a"],
+                    ["BF.EXISTS", "k", "a"], ["BF.MEXISTS", "k", "a"], ["BF.INFO", "k"],
+                    ["BF.CARD", "k"], ["BF.SCANDUMP", "k", 0]]:
+        assert error_of(r, *command) == msg
+    assert error_of(r, "BF.RESERVE", "k", 0.1, 10) == "ERR item exists"
+    assert r.memory_usage("k") > 0
+    r.execute_command("BF.LOADCHUNK", "k", *data)
+    assert r.execute_command("BF.MEXISTS", "k", "a", "b") == [1, 1]
+
+
+def test_loadchunk_into_an_existing_filter_is_refused(r):
+    r.execute_command("BF.ADD", "src", "a")
+    header, data = scandump(r, "src")
+    r.execute_command("BF.ADD", "k", "z")
+    assert error_of(r, "BF.LOADCHUNK", "k", *header) == "ERR received bad data"
+    assert error_of(r, "BF.LOADCHUNK", "k", *data) == "ERR received bad data"
+    assert r.execute_command("BF.MEXISTS", "k", "z", "a") == [1, 0]
+
+
+def test_a_dump_taken_while_writing_fails_loudly(r):
+    r.execute_command("BF.RESERVE", "src", 0.01, 1000)
+    header = r.execute_command("BF.SCANDUMP", "src", 0)
+    r.execute_command("BF.ADD", "src", "later")
+    data = r.execute_command("BF.SCANDUMP", "src", 1)
+    r.execute_command("BF.LOADCHUNK", "k", *header)
+    assert error_of(r, "BF.LOADCHUNK", "k", *data) == "ERR received bad data"
+    assert not r.exists("k")
+
+
+# --- redis-cli ----------------------------------------------------------------------------------
+
+def test_through_redis_cli(shared_server, r):
+    cli = shared_server.cli
+    assert cli("BF.RESERVE", "c", "0.01", "100").strip() == "OK"
+    assert cli("BF.ADD", "c", "hello").strip() == "1"
+    assert cli("BF.MADD", "c", "hello", "world").split() == ["0", "1"]
+    assert cli("BF.EXISTS", "c", "world").strip() == "1"
+    assert cli("BF.INFO", "c", "ITEMS").strip() == "2"
+    assert cli("BF.RESERVE", "c", "0.01", "100").strip() == "ERR item exists"
+    assert cli("BF.RESERVE", "d", "2", "100").rstrip("\n") == "ERR (0 < error rate range < 1) "
+    assert cli("BF.INSERT", "d", "CAPPCITY", "5", "ITEMS", "a").strip() == "Unknown argument received"
+    assert cli("BF.INFO", "c").split("\n")[:2] == ["Capacity", "100"]
