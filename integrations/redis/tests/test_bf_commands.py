@@ -92,7 +92,8 @@ def test_reserve_options_are_whole_keywords_in_any_case(r):
     assert info(r, "a")["Expansion rate"] is None
     assert r.execute_command("BF.RESERVE", "b", 0.01, 100, "Expansion", 4) == b"OK"
     assert info(r, "b")["Expansion rate"] == 4
-    # RedisBloom matches prefixes and first letters: these would count as options there.
+    # RedisBloom's BF.RESERVE ignores words it does not know: a misspelt NONSCALING silently
+    # made a scaling filter.
     assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "NONSCALINGX") == "Unknown argument received"
     assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "NON") == "Unknown argument received"
     assert error_of(r, "BF.RESERVE", "c", 0.01, 100, "EXP", 2) == "Unknown argument received"
