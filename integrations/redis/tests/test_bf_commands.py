@@ -132,6 +132,22 @@ def test_filters_grow_by_the_expansion(r, expansion, capacities):
     assert r.execute_command("BF.CARD", "k") == added + 1
 
 
+def test_a_filter_that_cannot_grow_says_so(r):
+    # bloomery's most sub-filters is 64: with EXPANSION 1 and capacity 1, 64 items.
+    r.execute_command("BF.RESERVE", "k", 0.01, 1, "EXPANSION", 1)
+    reply = r.execute_command("BF.MADD", "k", *items("c", 100))
+    assert str(reply[-1]) == "ERR problem inserting into filter"
+    assert sum(x for x in reply if isinstance(x, int)) == 64
+    assert info(r, "k")["Number of filters"] == 64
+    assert r.execute_command("BF.CARD", "k") == 64
+    new = next(v for v in items("more", 100) if r.execute_command("BF.EXISTS", "k", v) == 0)
+    assert error_of(r, "BF.ADD", "k", new) == "ERR problem inserting into filter"
+    # Nothing changed, and items already added still answer.
+    assert info(r, "k")["Number of filters"] == 64
+    added = [v for v, x in zip(items("c", 100), reply) if x == 1]
+    assert r.execute_command("BF.MEXISTS", "k", *added) == [1] * 64
+
+
 # --- BF.ADD, BF.MADD ----------------------------------------------------------------------------
 
 def test_add_creates_with_the_defaults(r):
