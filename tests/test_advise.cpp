@@ -26,7 +26,7 @@ std::vector<std::string> suitable_kinds(const std::vector<advice>& list) {
 
 TEST(Advise, RanksEveryKindSuitableFirstBySize) {
   const auto list = advise({.capacity = 1'000'000, .fpr = 0.01});
-  ASSERT_EQ(list.size(), 7u);
+  ASSERT_EQ(list.size(), 8u);
   bool seen_unsuitable = false;
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (!list[i].suitable) seen_unsuitable = true;
@@ -37,10 +37,13 @@ TEST(Advise, RanksEveryKindSuitableFirstBySize) {
     EXPECT_FALSE(list[i].note.empty());
   }
   // A plain workload: at 1% the cuckoo filter (semi-sorted buckets, 9.49 bits per key) is the
-  // smallest thing that fits, just under the classic filter (9.59); at 5% the classic filter is.
-  // The static filter does not fit (keys arrive over time).
+  // smallest thing that fits, just under the classic filter (9.59), beside the scalable cuckoo
+  // filter, whose first table is the same; at 5% the classic filter is. The static filter does not
+  // fit (keys arrive over time).
   EXPECT_EQ(list.front().kind, "cuckoo");
-  EXPECT_EQ(list[1].kind, "bloom");
+  EXPECT_EQ(list[1].kind, "scalable-cuckoo");
+  EXPECT_EQ(list[1].plan.bytes, list[0].plan.bytes);
+  EXPECT_EQ(list[2].kind, "bloom");
   EXPECT_EQ(advise({.capacity = 1'000'000, .fpr = 0.05}).front().kind, "bloom");
   EXPECT_FALSE(find(list, "static").suitable);
   EXPECT_EQ(find(list, "bloom").plan.bytes, bloom_filter::plan({1'000'000, 0.01}).bytes);
@@ -49,7 +52,8 @@ TEST(Advise, RanksEveryKindSuitableFirstBySize) {
 
 TEST(Advise, DeletesLeaveOnlyStructuresThatCanRemove) {
   const auto list = advise({.capacity = 200'000, .fpr = 0.001, .deletes = true});
-  EXPECT_EQ(suitable_kinds(list), (std::vector<std::string>{"cuckoo", "counting", "exact set"}));
+  EXPECT_EQ(suitable_kinds(list),
+            (std::vector<std::string>{"cuckoo", "scalable-cuckoo", "counting", "exact set"}));
   // At 0.1% the cuckoo filter beats even the classic Bloom filter (which cannot delete).
   EXPECT_LT(find(list, "cuckoo").plan.bytes, find(list, "bloom").plan.bytes);
   EXPECT_NE(find(list, "bloom").note.find("cannot delete"), std::string::npos);
@@ -61,6 +65,10 @@ TEST(Advise, StaticSetsAndGrowingSets) {
   EXPECT_LT(fixed.front().plan.bits_per_key, 9.2);
   const auto growing = advise({.capacity = 1'000, .fpr = 0.01, .grows = true});
   EXPECT_EQ(suitable_kinds(growing), (std::vector<std::string>{"scalable", "exact set"}));
+  // The cuckoo filter fills up; the scalable cuckoo filter grows, but its rate rises as it does.
+  EXPECT_EQ(find(growing, "cuckoo").note, "inserts fail once the table is full");
+  EXPECT_EQ(find(growing, "scalable-cuckoo").note,
+            "cannot grow past capacity without its FPR rising");
 }
 
 TEST(Advise, ExactSetBaselineDependsOnKeyLength) {

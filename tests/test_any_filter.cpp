@@ -28,19 +28,23 @@ std::vector<any_filter> one_of_each(const std::vector<std::uint64_t>& keys) {
   counting_bloom_filter c(t);
   cuckoo_filter k(t);
   scalable_bloom_filter s({.capacity = keys.size() / 4, .fpr = 0.01});
+  scalable_cuckoo_filter sc({.capacity = keys.size() / 4, .fpr = 0.01});
   for (const auto key : keys) {
     b.insert(key);
     bl.insert(key);
     c.insert(key);
     if (!k.insert(key)) throw std::logic_error("cuckoo filter sized for the keys is full");
     (void)s.insert(key);
+    if (!sc.insert(key)) throw std::logic_error("scalable cuckoo filter is full");
   }
+  if (sc.sub_filter_count() < 2) throw std::logic_error("scalable cuckoo filter did not grow");
   all.emplace_back(std::move(b));
   all.emplace_back(std::move(bl));
   all.emplace_back(std::move(c));
   all.emplace_back(std::move(k));
   all.emplace_back(std::move(s));
   all.emplace_back(static_filter::build(keys, 0.01));
+  all.emplace_back(std::move(sc));
   return all;
 }
 

@@ -26,6 +26,10 @@ static_assert(membership_filter<static_filter> && !insertable_filter<static_filt
               !mergeable_filter<static_filter>);
 static_assert(growable_filter<scalable_bloom_filter> && !growable_filter<bloom_filter> &&
               !growable_filter<cuckoo_filter> && !growable_filter<static_filter>);
+// It grows, but its rate rises with every sub-filter (growable_filter promises it does not).
+static_assert(removable_filter<scalable_cuckoo_filter> &&
+              !mergeable_filter<scalable_cuckoo_filter> &&
+              !growable_filter<scalable_cuckoo_filter>);
 static_assert(!membership_filter<int>);
 
 namespace {
@@ -70,6 +74,7 @@ TEST(CheckAndInsert, EveryInsertableFilter) {
   check_seen_semantics(counting_bloom_filter(t));
   check_seen_semantics(cuckoo_filter(t));
   check_seen_semantics(scalable_bloom_filter(t));
+  check_seen_semantics(scalable_cuckoo_filter(t));
   check_seen_semantics(bloom_filter(t, hasher(random_key())));
 }
 
@@ -208,7 +213,8 @@ TEST(Kinds, NamesRoundTripAndUnknownTagsAreRejected) {
   EXPECT_STREQ(to_string(filter_kind::static_filter), "static");
   EXPECT_FALSE(parse_filter_kind("bloomier").has_value());
   EXPECT_FALSE(is_known_kind(0));
-  EXPECT_FALSE(is_known_kind(7));
+  EXPECT_STREQ(to_string(filter_kind::scalable_cuckoo), "scalable-cuckoo");
+  EXPECT_FALSE(is_known_kind(8));
   EXPECT_STREQ(info_of(filter_kind::cuckoo).name, "cuckoo");
 }
 

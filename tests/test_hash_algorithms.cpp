@@ -80,6 +80,8 @@ std::string file_of(filter_kind kind) {
       return "scalable.bf";
     case filter_kind::static_filter:
       return "static.bf";
+    case filter_kind::scalable_cuckoo:
+      break;  // a kind newer than the legacy files
   }
   return "?";
 }

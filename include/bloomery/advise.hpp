@@ -33,6 +33,16 @@ struct advice {
   std::string note;  // why it ranks where it does, or why it does not fit
 };
 
+namespace detail {
+// A filter whose inserts fail once its one table is full (a cuckoo filter), where a chain of
+// tables (which has sub-filters) grows instead.
+template <class F>
+concept fills_up =
+    std::same_as<decltype(std::declval<F&>().insert(0)), insert_result> && !requires(const F& f) {
+  f.sub_filter_count();
+};
+}  // namespace detail
+
 // Bytes of an exact std::unordered_set<std::string> of the keys (64-bit libstdc++): per key a
 // 32-byte std::string in a node with the next pointer and the cached hash (48 bytes), the
 // allocator's 16-byte header, a bucket pointer (load factor 1), and the key's own heap block when
@@ -66,11 +76,10 @@ inline std::vector<advice> advise(const workload& w) {
       const bool deletes = !w.deletes || removable_filter<F>;
       const bool grows = !w.grows || growable_filter<F>;
       a.suitable = deletes && grows;
-      a.note = !deletes ? "cannot delete"
-               : grows  ? info_of(F::kind).summary
-               : std::same_as<decltype(std::declval<F&>().insert(0)), insert_result>
-                   ? "inserts fail once the table is full"
-                   : "cannot grow past capacity without its FPR rising";
+      a.note = !deletes              ? "cannot delete"
+               : grows               ? info_of(F::kind).summary
+               : detail::fills_up<F> ? "inserts fail once the table is full"
+                                     : "cannot grow past capacity without its FPR rising";
     }
     try {
       a.plan = F::plan(t);

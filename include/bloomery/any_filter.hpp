@@ -22,6 +22,7 @@
 #include "bloomery/format.hpp"
 #include "bloomery/kinds.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"
+#include "bloomery/scalable_cuckoo_filter.hpp"
 #include "bloomery/static_filter.hpp"
 
 namespace bloomery {

@@ -16,6 +16,7 @@
 #include "bloomery/positions.hpp"
 #include "bloomery/results.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"
+#include "bloomery/scalable_cuckoo_filter.hpp"
 #include "bloomery/sizing.hpp"
 #include "bloomery/static_filter.hpp"
 #include "bloomery/stats.hpp"

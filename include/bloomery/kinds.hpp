@@ -19,6 +19,7 @@ enum class filter_kind : std::uint32_t {
   cuckoo = 4,
   scalable_bloom = 5,
   static_filter = 6,
+  scalable_cuckoo = 7,
 };
 
 struct kind_info {
@@ -30,13 +31,14 @@ struct kind_info {
 // In tag order; `filter_types` below lists the types in the same order. One row per kind, so the
 // table is not wrapped to the column limit.
 // clang-format off
-inline constexpr std::array<kind_info, 6> filter_kinds = {{
+inline constexpr std::array<kind_info, 7> filter_kinds = {{
     {filter_kind::bloom,          "bloom",    "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
     {filter_kind::blocked_bloom,  "blocked",  "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
     {filter_kind::counting_bloom, "counting", "deletes with 4-bit counters: about 4x the classic filter's memory"},
     {filter_kind::cuckoo,         "cuckoo",   "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
     {filter_kind::scalable_bloom, "scalable", "grows by adding sub-filters; sized here for the initial capacity only"},
     {filter_kind::static_filter,  "static",   "build once from all keys: the smallest, but no inserts afterwards"},
+    {filter_kind::scalable_cuckoo, "scalable-cuckoo", "deletes and grows by cuckoo sub-filters (RedisBloom's CF); each one adds to the FPR"},
 }};
 // clang-format on
 
@@ -55,7 +57,7 @@ constexpr bool is_known_kind(std::uint32_t tag) noexcept {
   return false;
 }
 
-// The CLI's name of a kind: bloom, blocked, counting, cuckoo, scalable, static.
+// The CLI's name of a kind: bloom, blocked, counting, cuckoo, scalable, static, scalable-cuckoo.
 constexpr const char* to_string(filter_kind kind) noexcept {
   for (const kind_info& k : filter_kinds) {
     if (k.kind == kind) return k.name;
@@ -84,6 +86,7 @@ class counting_bloom_filter;
 class cuckoo_filter;
 class scalable_bloom_filter;
 class static_filter;
+class scalable_cuckoo_filter;
 
 template <class... Fs>
 struct type_list {
@@ -91,7 +94,8 @@ struct type_list {
 };
 
 // Every filter type, in the order of `filter_kinds` (any_filter checks that each F::kind matches).
-using filter_types = type_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter,
-                               cuckoo_filter, scalable_bloom_filter, static_filter>;
+using filter_types =
+    type_list<bloom_filter, blocked_bloom_filter, counting_bloom_filter, cuckoo_filter,
+              scalable_bloom_filter, static_filter, scalable_cuckoo_filter>;
 
 }  // namespace bloomery

@@ -427,6 +427,8 @@ bloomery::any_filter make_filter(filter_kind kind, bloomery::target t) {
       return bloomery::cuckoo_filter(t);
     case filter_kind::scalable_bloom:
       return bloomery::scalable_bloom_filter(t);
+    case filter_kind::scalable_cuckoo:
+      return bloomery::scalable_cuckoo_filter(t);
     case filter_kind::static_filter:
       break;
   }

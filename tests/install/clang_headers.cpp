@@ -34,7 +34,10 @@ int main() {
   scalable_bloom_filter e(t);
   (void)e.insert(1);
   const static_filter s = static_filter::build(keys, 0.01);
-  use(a), use(b), use(c), use(d), use(e), use(s);
+  scalable_cuckoo_filter g(t);
+  (void)g.insert(1);
+  (void)g.remove(1);
+  use(a), use(b), use(c), use(d), use(e), use(s), use(g);
   const any_filter any = deserialize_any(serialize(a));
   (void)any.may_contain(1);
   (void)positions(a, 1);

@@ -85,7 +85,7 @@ command register_add(CLI::App& app) {
 command register_remove(CLI::App& app) {
   auto a = std::make_shared<filter_args>();
   CLI::App* cmd =
-      app.add_subcommand("remove", "remove keys from a counting or cuckoo filter file, in place");
+      app.add_subcommand("remove", "remove keys from a counting or (scalable) cuckoo filter file");
   cmd->add_option("file", a->file, "filter file")->required();
   add_input_options(cmd, a->in);
   cmd->footer("Examples:\n  bloomery remove sessions.cbf expired.txt");

@@ -1,10 +1,12 @@
 // bloomery size and bloomery advise: what each kind would cost for n keys at rate p, and which to
 // use.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <bloomery/bloomery.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -63,6 +65,13 @@ CLI::App* add_target_command(CLI::App& app, const char* name, const char* descri
   return cmd;
 }
 
+// The kind column's width: the longest kind name in the table, or advise's "exact set".
+int kind_width() {
+  std::size_t w = std::strlen("exact set");
+  for (const bloomery::kind_info& k : bloomery::filter_kinds) w = std::max(w, std::strlen(k.name));
+  return static_cast<int>(w);
+}
+
 int cmd_size(const target_args& a) {
   check_target(a.n, a.p);
   const auto rows = plans({a.n, a.p}, bloomery::filter_types{});
@@ -79,15 +88,16 @@ int cmd_size(const target_args& a) {
     return 0;
   }
   std::printf("%llu keys at fpr %s\n", static_cast<unsigned long long>(a.n), fmt_real(a.p).c_str());
-  std::printf("%-9s %14s %9s %12s  %s\n", "kind", "bytes", "bits/key", "expected_fpr",
+  const int w = kind_width();
+  std::printf("%-*s %14s %9s %12s  %s\n", w, "kind", "bytes", "bits/key", "expected_fpr",
               "parameters");
   for (const auto& r : rows) {
     if (r.plan) {
-      std::printf("%-9s %14llu %9.2f %12s  %s\n", r.kind,
+      std::printf("%-*s %14llu %9.2f %12s  %s\n", w, r.kind,
                   static_cast<unsigned long long>(r.plan->bytes), r.plan->bits_per_key,
                   fmt_real(r.plan->expected_fpr).c_str(), r.plan->parameters.c_str());
     } else {
-      std::printf("%-9s %14s %9s %12s  %s\n", r.kind, "-", "-", "-", r.why_not.c_str());
+      std::printf("%-*s %14s %9s %12s  %s\n", w, r.kind, "-", "-", "-", r.why_not.c_str());
     }
   }
   return 0;
@@ -118,11 +128,12 @@ int cmd_advise(const advise_args& a) {
     std::printf("%s]\n", out.c_str());
     return 0;
   }
-  std::printf("%-4s %-10s %-8s %14s %9s  %s\n", "rank", "kind", "suitable", "bytes", "bits/key",
+  const int w = kind_width();
+  std::printf("%-4s %-*s %-8s %14s %9s  %s\n", "rank", w, "kind", "suitable", "bytes", "bits/key",
               "note");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const auto& r = ranked[i];
-    std::printf("%-4zu %-10s %-8s %14llu %9.2f  %s\n", i + 1, r.kind.c_str(),
+    std::printf("%-4zu %-*s %-8s %14llu %9.2f  %s\n", i + 1, w, r.kind.c_str(),
                 r.suitable ? "yes" : "no", static_cast<unsigned long long>(r.plan.bytes),
                 r.plan.bits_per_key, strip(r.note).c_str());
   }

@@ -48,5 +48,6 @@ int explain_filter(bloomery::counting_bloom_filter f, const request& r);
 int explain_filter(bloomery::cuckoo_filter f, const request& r);
 int explain_filter(bloomery::scalable_bloom_filter f, const request& r);
 int explain_filter(bloomery::static_filter f, const request& r);
+int explain_filter(bloomery::scalable_cuckoo_filter f, const request& r);
 
 }  // namespace bloomery_cli::explain

@@ -42,7 +42,7 @@ run 2 build -q -n 10 -p 0.001 --field 3 --delimiter , -o csv2.bf data.csv
 err_line "'data.csv' line 1: has 2 field(s), --field 3"
 
 # --- every kind builds, answers and describes itself -----------------------------------------
-for kind in bloom blocked counting cuckoo scalable static; do
+for kind in bloom blocked counting cuckoo scalable static scalable-cuckoo; do
   run 0 build -q -n 1000 -p 0.001 --kind "$kind" -o "$kind.f" keys.txt
   run 1 query -v "$kind.f" keys.txt
   out_is "" # no false negatives
@@ -108,9 +108,20 @@ seq 1 5000 >lots.txt
 run 2 add small.cf lots.txt
 err_line "'small.cf': the cuckoo filter is full after"
 cmp -s small.cf small.before || fail "a failed add changed the file"
+# a scalable cuckoo filter grows instead: sub-filters of doubling size, every key kept
+run 0 build -q -n 4 -p 0.01 --kind scalable-cuckoo -o small.scf keys.txt
+run 0 add -q small.scf lots.txt
+err_empty
+run 1 query -v small.scf lots.txt
+out_is ""
+run 0 info small.scf
+out_has "inserted:           5003"
+out_has "sub_filters:        10"
+out_has "expansion:          2"
+err_line "warning: 'small.scf' holds about 5003 keys, past its capacity of 4"
 
 # --- remove -----------------------------------------------------------------------------------
-for kind in counting cuckoo; do
+for kind in counting cuckoo scalable-cuckoo; do
   run_in 0 'alpha\n' remove -q "$kind.f"
   err_empty
   run_in 1 'alpha\n' query "$kind.f"
@@ -120,7 +131,7 @@ for kind in counting cuckoo; do
 done
 for kind in bloom blocked scalable static; do
   run_in 2 'alpha\n' remove "$kind.f"
-  err_line "'$kind.f': a $kind filter cannot remove keys; only counting and cuckoo filters can"
+  err_line "'$kind.f': a $kind filter cannot remove keys; only counting, cuckoo and scalable-cuckoo filters can"
 done
 
 # --- merge and intersect ----------------------------------------------------------------------
@@ -154,14 +165,16 @@ run 0 merge -o cm.f counting.f counting.f
 
 # --- size and advise --------------------------------------------------------------------------
 run 0 size -n 5000000 -p 0.01
-out_has "bloom            5990720      9.59    0.0100392  m=47925292 k=7"
-for kind in blocked counting cuckoo scalable static; do out_has "$kind "; done
+out_has "bloom                  5990720      9.59    0.0100392  m=47925292 k=7"
+for kind in blocked counting cuckoo scalable static scalable-cuckoo; do out_has "$kind "; done
+out_has "scalable-cuckoo        5925056      9.48   0.00739665  f=10 buckets0=1316674 kicks=2000"
 run 0 size -n 1000 -p 0.01 --json
 json_ok
 out_has '{"kind": "bloom", "bytes": 1216, "bits_per_key": 9.728, "expected_fpr": 0.0100345, "parameters": "m=9586 k=7"}'
 run 0 advise -n 1000000 -p 0.01 --deletes
-out_has "1    cuckoo     yes"
-out_has "bloom      no"
+out_has "1    cuckoo          yes"
+out_has "2    scalable-cuckoo yes"
+out_has "bloom           no"
 run 0 advise -n 1000000 -p 0.01 --static --json
 json_ok
 out_has '{"rank": 1, "kind": "static", "suitable": true'
@@ -299,7 +312,7 @@ explain_agrees() {
 # possibly KEY / definitely_not KEY: explain's verdict for --query KEY.
 possibly() { [[ $(verdict "$1") == "  -> possibly present"* ]] || fail "explain: '$1' is not possibly present"; }
 definitely_not() { [[ $(verdict "$1") == "  -> definitely not present"* ]] || fail "explain: '$1' is not definitely absent"; }
-for kind in counting cuckoo scalable static; do
+for kind in counting cuckoo scalable static scalable-cuckoo; do
   run 0 build -q --kind "$kind" -n 100 -p 0.01 -o "ex-$kind.f" bk.txt
   run_in 0 'a1\n' query "ex-$kind.f"
   run_in 1 'zz-absent\n' query "ex-$kind.f"
@@ -364,6 +377,33 @@ out_has "The scalable Bloom filter 'sc2.f': 2 sub-filters"
 out_has "  sub-filter 1: bits "
 out_has "  sub-filter 0: bits "
 explain_agrees sc2.f a1 a2 a3 zz-absent
+# scalable cuckoo: the sub-filter each insert goes to (a new one when the newest is full); the
+# copies of a query's fingerprint in each sub-filter, newest first
+run 0 explain ex-scalable-cuckoo.f new1 --query new1 a1 a2 zz-absent
+cp out ex.out
+err_empty
+out_has "The scalable cuckoo filter 'ex-scalable-cuckoo.f': 1 sub-filter of 4-slot buckets (expansion 2, at most 32), fingerprints of f = 10 bits, 2 stored."
+out_has "insert 'new1': goes to the newest, sub-filter 0: "
+out_has "  sub-filter 0: 0 copies -> not here"
+out_has "  sub-filter 0: 1 copy -> possibly here"
+possibly new1
+possibly a1
+definitely_not zz-absent
+explain_agrees ex-scalable-cuckoo.f a1 a2 zz-absent
+run 0 build -q --kind scalable-cuckoo -n 1 -p 0.01 -o scc1.f sc.txt # one sub-filter of 2 buckets
+run 0 explain scc1.f k1 k2 k3 k4 k5 k6 k7 k8 --query a1 a3 k8 zz-absent
+cp out ex.out
+out_has "add sub-filter 1 (4 buckets, 2 times the last) and store the key's fingerprint there"
+possibly a1
+possibly k8
+explain_agrees scc1.f a1 a3 zz-absent # (k8 is inserted in memory only)
+seq 1 40 | sed 's/^/k/' >k40.txt
+run 0 build -q --kind scalable-cuckoo -n 2 -p 0.01 -o scc2.f k40.txt
+run 0 explain scc2.f --query k1 k20 k40 zz-absent
+cp out ex.out
+out_has "The scalable cuckoo filter 'scc2.f': 3 sub-filters"
+out_has "  sub-filter 1 (4 buckets, 17 fingerprints stored, sized for 4 keys, full: its stash is in use)"
+explain_agrees scc2.f k1 k20 k40 zz-absent
 # static: no inserts; each query's fingerprint, three slots and their XOR
 run 0 explain ex-static.f --query a1 a2 zz-absent
 cp out ex.out

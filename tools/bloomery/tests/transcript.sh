@@ -38,7 +38,7 @@ r
 r bogus
 r --nope
 for c in build add remove query info merge intersect size advise explain; do r $c --help; done
-for kind in bloom blocked counting cuckoo scalable static; do
+for kind in bloom blocked counting cuckoo scalable static scalable-cuckoo; do
   r build -n 1000 -p 0.001 --kind $kind -o $kind.f keys.txt
   r build -q -n 5000 -p 0.01 --kind $kind -o big-$kind.f k5000.txt
   r build -q -n 6000 -p 0.01 --kind $kind --seed 0x1234 -o seeded-$kind.f k5000.txt
@@ -74,7 +74,7 @@ r build -q -n 10 -p 0.001 --field 2 --delimiter ,, -o csv3.bf data.csv
 r build -q -n 10 -p 0.001 --field 0 -o csv4.bf data.csv
 # over capacity, every kind that can be
 seq 1 300 >many.txt
-for kind in bloom blocked counting cuckoo scalable; do
+for kind in bloom blocked counting cuckoo scalable scalable-cuckoo; do
   r build -q -n 10 -p 0.01 --kind $kind -o over-$kind.f many.txt
   r info over-$kind.f
   r info --json over-$kind.f
@@ -85,7 +85,7 @@ sums small.cf
 # merge / intersect
 printf 'a1\na2\n' >a.txt
 printf 'a2\nb1\n' >b.txt
-for kind in bloom blocked counting cuckoo scalable static; do
+for kind in bloom blocked counting cuckoo scalable static scalable-cuckoo; do
   r build -q -n 100 -p 0.001 --kind $kind -o a-$kind.f a.txt
   r build -q -n 100 -p 0.001 --kind $kind -o b-$kind.f b.txt
   r merge -o u-$kind.f a-$kind.f b-$kind.f
@@ -154,7 +154,7 @@ r explain -m 32 -k 0 x
 r explain
 r explain bloom.f --seed 5 --query a
 r explain missing.bf --query a
-for kind in bloom blocked counting cuckoo scalable static; do
+for kind in bloom blocked counting cuckoo scalable static scalable-cuckoo; do
   r explain $kind.f --query example.com alpha zz-absent nonexistent.com
   r explain a-$kind.f new1 a1 --query new1 a1 a2 zz-absent
   r explain big-$kind.f --query key-1 key-4999 key-9999 nope
@@ -165,6 +165,8 @@ r explain small.cf x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12 --query x1 x12 zz
 printf 'a1\na2\na3\n' >sc.txt
 r build -q --kind scalable -n 2 -p 0.01 -o sc2.f sc.txt
 r explain sc2.f n1 n2 n3 n4 n5 --query a1 a2 a3 n5 zz-absent
+r build -q --kind scalable-cuckoo -n 1 -p 0.01 -o scc1.f sc.txt
+r explain scc1.f n1 n2 n3 n4 n5 n6 n7 n8 --query a1 a3 n8 zz-absent
 r explain over-counting.f --query 1 2 zzz
 r build -q --kind static -p 0.00001 -o st16.f k5000.txt
 r explain st16.f --query key-1 key-77 nope
