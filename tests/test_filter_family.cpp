@@ -98,6 +98,16 @@ struct scalable : sized_from_target<scalable_bloom_filter> {
   static constexpr const char* name = "scalable";
 };
 
+// Sized from a target, a scalable cuckoo filter's first sub-filter is the cuckoo filter's table,
+// and it holds the target's capacity without growing.
+struct scalable_cuckoo : sized_from_target<scalable_cuckoo_filter> {
+  static constexpr const char* name = "scalable_cuckoo";
+  static void expect_shape(const filter& f) {
+    EXPECT_EQ(f.sub_filter_count(), 1u);
+    EXPECT_TRUE(f.semi_sorted());
+  }
+};
+
 // The static filter is built once from the whole key set. Its width follows from the target
 // (8 bits for p >= 2^-8, else 16), so each width's configuration measures targets that select
 // it; what it delivers is 2^-bits.
@@ -150,9 +160,9 @@ struct config : Shape {
 template <class... Shapes>
 using seeded_and_keyed =
     ::testing::Types<config<Shapes, seeded_hash>..., config<Shapes, keyed_hash>...>;
-using configurations =
-    seeded_and_keyed<classic, blocked, blocked_portable, counting<4>, counting<8>,
-                     cuckoo_semi_sorted, cuckoo_plain, scalable, static_width<8>, static_width<16>>;
+using configurations = seeded_and_keyed<classic, blocked, blocked_portable, counting<4>,
+                                        counting<8>, cuckoo_semi_sorted, cuckoo_plain, scalable,
+                                        static_width<8>, static_width<16>, scalable_cuckoo>;
 
 struct configuration_name {
   template <class C>

@@ -289,6 +289,32 @@ struct scalable {
   }
 };
 
+// Grows from a quarter of the keys (doubling sub-filters, so three of them), each sub-filter
+// probed with buckets from the same hash.
+struct scalable_cuckoo {
+  using filter = scalable_cuckoo_filter;
+  static constexpr const char* name = "scalable_cuckoo";
+  static constexpr bool estimate_from_state = false;  // estimated_fpr() is the model at its loads
+  template <class Keys>
+  static filter build(const Keys& keys, hasher h) {
+    return insert_all(filter({.capacity = keys.size() / 4, .fpr = fpr}, std::move(h)), keys);
+  }
+  // Each key stored in sub-filter i matches a random absent one with probability
+  // 2 / (buckets_i (2^f - 1)), independently: the exact rate is 1 - prod (1 - that)^stored_i.
+  static model model_of(const filter& f, std::uint64_t keys) {
+    EXPECT_EQ(f.approximate_count(), keys);
+    EXPECT_GE(f.sub_filter_count(), 3u);
+    const double values = std::ldexp(1.0, static_cast<int>(f.fingerprint_bits())) - 1;
+    double log_none = 0;
+    for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+      const scalable_cuckoo_sub_filter s = f.sub_filter(i);
+      log_none += static_cast<double>(s.inserted - s.removed) *
+                  std::log1p(-2.0 / (static_cast<double>(s.buckets) * values));
+    }
+    return {-std::expm1(log_none), fingerprint_model_error};
+  }
+};
+
 struct static_kind {
   using filter = static_filter;
   static constexpr const char* name = "static";
@@ -338,7 +364,8 @@ template <class... Kinds>
 using with_every_hasher =
     ::testing::Types<config<Kinds, default_hash>..., config<Kinds, legacy_hash>...,
                      config<Kinds, keyed_hash>...>;
-using configurations = with_every_hasher<classic, blocked, counting, cuckoo, scalable, static_kind>;
+using configurations =
+    with_every_hasher<classic, blocked, counting, cuckoo, scalable, static_kind, scalable_cuckoo>;
 
 struct configuration_name {
   template <class C>
