@@ -195,7 +195,7 @@ std::unique_ptr<bloom_value> bloom_value::restore_from_header(std::span<const st
       file_size != payload_offset + payload_size) {
     fail("image sizes do not add up");
   }
-  if (file_size > std::vector<std::byte>().max_size()) fail("image too large");
+  if (file_size > std::vector<std::byte>().max_size() / 2) fail("image too large");
   // The image, then the filter deserialize builds from it.
   reserve_or_throw(file_size + payload_size);
 
