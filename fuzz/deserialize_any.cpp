@@ -158,6 +158,25 @@ void mutate(scalable_bloom_filter f) {
   FUZZ_CHECK(!f.may_contain(new_key) && f.sub_filter_count() == 1);
 }
 void mutate(const static_filter&) {}
+void mutate(scalable_cuckoo_filter f) {
+  const scalable_cuckoo_filter before = f;
+  // A valid chain may grow by up to 32768 times its newest sub-filter: insert only where a growth
+  // stays small, so that the target measures the filter and not the machine's memory.
+  const bool would_grow = f.sub_filter(f.sub_filter_count() - 1).full;
+  if (would_grow && f.next_sub_filter_bytes() > (std::uint64_t{64} << 20)) return;
+  const insert_result r = f.insert(new_key);
+  if (r == insert_result::full) {
+    FUZZ_CHECK(before.is_full() && f == before);
+  } else {
+    FUZZ_CHECK(r == insert_result::inserted && f.may_contain(new_key) && f.count(new_key) >= 1);
+    FUZZ_CHECK(f.sub_filter_count() == before.sub_filter_count() + (would_grow ? 1 : 0));
+    FUZZ_CHECK(f.approximate_count() == before.approximate_count() + 1);
+    FUZZ_CHECK(f.remove(new_key) == remove_result::removed);
+    FUZZ_CHECK(f.approximate_count() == before.approximate_count());
+  }
+  f.clear();
+  FUZZ_CHECK(!f.may_contain(new_key) && f.sub_filter_count() == 1 && f.approximate_count() == 0);
+}
 
 // Known defect (regressions/deserialize_any/cuckoo_explicit_plain_layout): a cuckoo parameter
 // block may spell out the plain layout (64 bytes, layout 0), which the writer never does, so such
@@ -239,6 +258,7 @@ void check_file(std::span<const std::byte> bytes) {
   check_kind<cuckoo_filter>(bytes, any, file);
   check_kind<scalable_bloom_filter>(bytes, any, file);
   check_kind<static_filter>(bytes, any, file);
+  check_kind<scalable_cuckoo_filter>(bytes, any, file);
 }
 
 }  // namespace

@@ -95,6 +95,31 @@ void filter_files() {
   put("scalable_growth1",
       with_keys(scalable_bloom_filter(target{1, 0.1}, scalable_options{1.0, 0.5}), 6));
   put("scalable_keyed", with_keys(scalable_bloom_filter(target{3, 0.05}, fixed_key()), 10));
+  put("scalable_cuckoo_empty", scalable_cuckoo_filter(scalable_cuckoo_parameters{10}));
+  put("scalable_cuckoo_one", with_keys(scalable_cuckoo_filter(target{20, 0.01}), 10));
+  put("scalable_cuckoo_grown", with_keys(scalable_cuckoo_filter(scalable_cuckoo_parameters{
+                                             .initial_capacity = 4, .expansion = 2}),
+                                         60));
+  put("scalable_cuckoo_plain_x4",
+      with_keys(
+          scalable_cuckoo_filter(scalable_cuckoo_parameters{
+              .initial_capacity = 3, .fingerprint_bits = 12, .expansion = 4, .semi_sorted = false}),
+          50));
+  put("scalable_cuckoo_keyed", with_keys(scalable_cuckoo_filter(target{5, 0.05}, fixed_key()), 12));
+  {
+    scalable_cuckoo_filter f(scalable_cuckoo_parameters{
+        .initial_capacity = 2, .fingerprint_bits = 6, .max_kicks = 5, .max_sub_filters = 2});
+    for (int i = 0; f.insert(i); ++i) {
+    }
+    put("scalable_cuckoo_full", f);
+  }
+  {
+    scalable_cuckoo_filter f = with_keys(
+        scalable_cuckoo_filter(scalable_cuckoo_parameters{.initial_capacity = 6, .expansion = 2}),
+        30);
+    for (const std::string& k : keys(8)) (void)f.remove(k);
+    put("scalable_cuckoo_removed", f);
+  }
   const std::vector<std::string> none;
   put("static_empty", static_filter::build(none, 0.01));
   put("static_1key", static_filter::build(keys(1), 0.01));
@@ -195,7 +220,7 @@ std::uint64_t splitmix(std::uint64_t& x) {
 // keys): random seeds suffice.
 void op_inputs() {
   for (const char* target : {"diff_bloom", "diff_blocked", "diff_counting", "diff_cuckoo",
-                             "diff_scalable", "static_build"}) {
+                             "diff_scalable", "diff_scalable_cuckoo", "static_build"}) {
     std::uint64_t state = std::hash<std::string>{}(target);
     for (int i = 0; i < 6; ++i) {
       bytes b(64 + 40 * i);
