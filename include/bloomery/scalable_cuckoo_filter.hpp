@@ -20,7 +20,7 @@
 // bucket pair in a sub-filter share them in every older one, and a remove that takes another
 // key's copy from a newer sub-filter (the two collide there) leaves the remover's own copy in an
 // older one, where that other key finds it: no false negative ever follows from removing keys
-// that were inserted (with unrelated bucket counts it would, for a few % of the removes at f = 8).
+// that were inserted (with unrelated bucket counts it would: docs/scalable-cuckoo-filter.md).
 // RedisBloom gets the same from its power-of-two tables; sub-filter 0 is exactly a cuckoo_filter.
 //
 // Each sub-filter adds its own false-positive rate: with s sub-filters at loads a_i, the rate is
