@@ -13,7 +13,7 @@
 
 #include "bloom_value.hpp"
 #include "command_support.hpp"
-#include "memory_guard.hpp"
+#include "native_type.hpp"
 
 namespace bloomery_redis {
 namespace {
@@ -27,14 +27,6 @@ constexpr const char* err_unknown_argument = "Unknown argument received";
 
 using add_result = bloom_value::add_result;
 using chunk_result = bloom_value::chunk_result;
-
-std::span<const std::byte> bytes_of(const RedisModuleString* s) {
-  return std::as_bytes(std::span(view_of(s)));
-}
-
-int reply_error(RedisModuleCtx* ctx, const std::string& message) {
-  return RedisModule_ReplyWithError(ctx, message.c_str());
-}
 
 // Stores a new filter of `shape` in the (empty, writable) key, or replies the reason and returns
 // null. A capacity whose memory cannot be had is an error reply, never an abort.
@@ -54,10 +46,6 @@ bloom_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, const bloom
     return nullptr;
   }
   return v.release();
-}
-
-long long clamp(std::uint64_t v) {
-  return static_cast<long long>(std::min<std::uint64_t>(v, INT64_MAX));
 }
 
 // BF.RESERVE key error_rate capacity [EXPANSION n] [NONSCALING]
@@ -328,7 +316,7 @@ int bf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithStringBuffer(ctx, "", 0);
   }
   const std::uint64_t offset = static_cast<std::uint64_t>(*iter - 1);
-  const std::uint64_t length = std::min(bf_max_chunk_bytes, payload.size() - offset);
+  const std::uint64_t length = std::min(max_chunk_bytes, payload.size() - offset);
   RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + length + 1));
   return RedisModule_ReplyWithStringBuffer(
       ctx, reinterpret_cast<const char*>(payload.data() + offset), length);
@@ -384,128 +372,17 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
-// Exceptions must not cross into the server's C code: anything unexpected is an error reply.
-template <int (*Command)(RedisModuleCtx*, RedisModuleString**, int)>
-int guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
-  try {
-    return Command(ctx, argv, argc);
-  } catch (const std::bad_alloc&) {
-    return RedisModule_ReplyWithError(ctx, "ERR out of memory");
-  } catch (const std::exception& e) {
-    return reply_error(ctx, "ERR " + without_library_prefix(e.what()));
-  } catch (...) {
-    return RedisModule_ReplyWithError(ctx, "ERR internal error");
-  }
-}
-
-// The RDB value (encoding version 1): whether the filter is complete, the dump's header chunk, and
-// its payload (what was received, for a key still being restored).
-constexpr int rdb_encoding = 1;
-
-void rdb_save(RedisModuleIO* io, void* value) {
-  const auto* v = static_cast<const bloom_value*>(value);
-  try {
-    const std::vector<std::byte> header = v->dump_header();
-    const std::span<const std::byte> payload = v->dump_payload();
-    RedisModule_SaveUnsigned(io, v->complete() ? 1 : 0);
-    RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(header.data()), header.size());
-    RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(payload.data()), payload.size());
-  } catch (const std::exception& e) {
-    // A save cannot report failure; out of memory ends the process, as zmalloc does in Redis.
-    RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot save a BF value: %s", e.what());
-    std::abort();
-  }
-}
-
-struct redis_buffer {
-  char* data = nullptr;
-  std::size_t size = 0;
-  ~redis_buffer() {
-    if (data != nullptr) RedisModule_Free(data);
-  }
-  std::span<const std::byte> bytes() const { return std::as_bytes(std::span(data, size)); }
+struct bf_traits {
+  using value = bloom_value;
+  static constexpr const char* label = "BF";
+  static constexpr const char* loadchunk = "BF.LOADCHUNK";
 };
-
-void* rdb_load(RedisModuleIO* io, int encoding) {
-  if (encoding != rdb_encoding) {
-    RedisModule_LogIOError(io, "warning", "bloomery-redis: BF value encoding %d is unknown",
-                           encoding);
-    return nullptr;
-  }
-  const bool complete = RedisModule_LoadUnsigned(io) == 1;
-  redis_buffer header, payload;
-  header.data = RedisModule_LoadStringBuffer(io, &header.size);
-  payload.data = RedisModule_LoadStringBuffer(io, &payload.size);
-  const char* why = "the dump is damaged";
-  try {
-    std::unique_ptr<bloom_value> v = bloom_value::restore_from_header(header.bytes());
-    const chunk_result r =
-        payload.size == 0 ? chunk_result::accepted : v->restore_chunk(0, payload.bytes());
-    if ((r == chunk_result::accepted || r == chunk_result::completed) &&
-        v->complete() == complete) {
-      return v.release();
-    }
-  } catch (const bad_dump&) {
-  } catch (const std::bad_alloc&) {
-    why = "out of memory";
-  }
-  RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot load a BF value: %s", why);
-  return nullptr;
-}
-
-// The key rebuilt by the same BF.LOADCHUNK commands a SCANDUMP/LOADCHUNK copy sends.
-void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* value) {
-  const auto* v = static_cast<const bloom_value*>(value);
-  std::vector<std::byte> header;
-  try {
-    header = v->dump_header();
-  } catch (const std::exception& e) {
-    RedisModule_LogIOError(aof, "warning", "bloomery-redis: cannot rewrite a BF value: %s",
-                           e.what());
-    std::abort();
-  }
-  RedisModule_EmitAOF(aof, "BF.LOADCHUNK", "slb", key, 1LL,
-                      reinterpret_cast<const char*>(header.data()), header.size());
-  const std::span<const std::byte> payload = v->dump_payload();
-  for (std::uint64_t offset = 0; offset < payload.size();) {
-    const std::uint64_t length = std::min(bf_max_chunk_bytes, payload.size() - offset);
-    RedisModule_EmitAOF(
-        aof, "BF.LOADCHUNK", "slb", key, static_cast<long long>(offset + length + 1),
-        reinterpret_cast<const char*>(payload.data() + offset), static_cast<std::size_t>(length));
-    offset += length;
-  }
-}
-
-std::size_t mem_usage(const void* value) {
-  return static_cast<const bloom_value*>(value)->memory_usage();
-}
-
-void free_value(void* value) {
-  delete static_cast<bloom_value*>(value);
-}
-
-void* copy_value(RedisModuleString*, RedisModuleString*, const void* value) {
-  const auto* v = static_cast<const bloom_value*>(value);
-  if (!memory_available(v->memory_usage())) return nullptr;  // COPY then fails with an error
-  try {
-    return new bloom_value(*v);
-  } catch (const std::bad_alloc&) {
-    return nullptr;  // COPY then fails with an error
-  }
-}
 
 }  // namespace
 
 bool register_bloom(RedisModuleCtx* ctx) {
-  static type_methods methods;
-  methods.rdb_load = rdb_load;
-  methods.rdb_save = rdb_save;
-  methods.aof_rewrite = aof_rewrite;
-  methods.mem_usage = mem_usage;
-  methods.free = free_value;
-  methods.copy = copy_value;
   // Nine characters, unique among modules; not RedisBloom's "MBbloom--", whose RDB values differ.
-  bloom_type = RedisModule_CreateDataType(ctx, "bloomr-BF", rdb_encoding, &methods);
+  bloom_type = dump_type_callbacks<bf_traits>::create(ctx, "bloomr-BF");
   if (bloom_type == nullptr) return false;
 
   struct command {

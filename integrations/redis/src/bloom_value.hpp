@@ -7,15 +7,8 @@
 // that chain exactly. A NONSCALING filter is one sub-filter at the requested rate itself, which
 // never grows: its p and r are chosen so that p (1 - r) is the requested rate.
 //
-// A dump (SCANDUMP's chunks, the RDB value, the AOF's LOADCHUNK commands) is a header chunk, then
-// the payload in chunks. The header chunk is this module's 24-byte dump header followed by
-// bloomery's file image up to its payload; the payload is the image's payload. Together they are
-// bloomery's checksummed image, so a damaged chunk fails its checksum when the last one arrives.
-//
-//   dump header: 0  8  magic "BLMRY-BF"
-//                8  4  u32 version (1)
-//                12 4  u32 flags: bit 0 NONSCALING, others zero
-//                16 8  u64 check: bloomery's hash of bytes 0..16 and the image prefix
+// A dump (SCANDUMP's chunks, the RDB value, the AOF's LOADCHUNK commands) is dump.hpp's, with the
+// magic "BLMRY-BF" and the flags word: bit 0 NONSCALING, others zero.
 #pragma once
 
 #include <cstddef>
@@ -23,11 +16,12 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include <bloomery/scalable_bloom_filter.hpp>
+
+#include "dump.hpp"
 
 namespace bloomery_redis {
 
@@ -37,20 +31,12 @@ inline constexpr long long bf_default_capacity = 100;
 inline constexpr long long bf_default_expansion = 2;
 // bloomery's largest growth factor; RedisBloom has no bound.
 inline constexpr long long bf_max_expansion = 16;
-// The most payload bytes one SCANDUMP reply or AOF command carries (RedisBloom's 16 MiB).
-inline constexpr std::uint64_t bf_max_chunk_bytes = std::uint64_t{16} << 20;
 
 struct bloom_shape {
   double error_rate = bf_default_error_rate;
   std::uint64_t capacity = bf_default_capacity;
   std::uint64_t expansion = bf_default_expansion;
   bool nonscaling = false;
-};
-
-// A dump or chunk this module did not write, or one damaged on the way.
-class bad_dump : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 // The bound p and tightening r with p (1 - r) == error_rate exactly, for a filter that never adds a
@@ -101,10 +87,7 @@ class bloom_value {
 
   bool nonscaling_ = false;
   std::optional<bloomery::scalable_bloom_filter> filter_;
-  // While restoring: the image's bytes received so far, its announced size and payload offset.
-  std::vector<std::byte> image_;
-  std::uint64_t image_size_ = 0;
-  std::uint64_t payload_offset_ = 0;
+  std::optional<dump_restore> restore_;  // while restoring
 };
 
 }  // namespace bloomery_redis

@@ -1,9 +1,14 @@
 // Helpers every command shares: key handles, argument parsing, the error texts clients match on.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -23,6 +28,19 @@ inline std::string_view view_of(const RedisModuleString* s) {
   std::size_t n = 0;
   const char* p = RedisModule_StringPtrLen(s, &n);
   return {p, n};
+}
+
+inline std::span<const std::byte> bytes_of(const RedisModuleString* s) {
+  return std::as_bytes(std::span(view_of(s)));
+}
+
+inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
+  return RedisModule_ReplyWithError(ctx, message.c_str());
+}
+
+// Counts are replied as signed 64-bit integers.
+inline long long clamp(std::uint64_t v) {
+  return static_cast<long long>(std::min<std::uint64_t>(v, INT64_MAX));
 }
 
 // Options are whole keywords in any letter case (RedisBloom looks at first letters only).
@@ -82,5 +100,32 @@ inline std::string without_library_prefix(std::string_view message) {
   if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
   return std::string(message);
 }
+
+// Exceptions must not cross into the server's C code: anything unexpected is an error reply.
+template <int (*Command)(RedisModuleCtx*, RedisModuleString**, int)>
+int guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
+  try {
+    return Command(ctx, argv, argc);
+  } catch (const std::bad_alloc&) {
+    return RedisModule_ReplyWithError(ctx, "ERR out of memory");
+  } catch (const std::exception& e) {
+    return reply_error(ctx, "ERR " + without_library_prefix(e.what()));
+  } catch (...) {
+    return RedisModule_ReplyWithError(ctx, "ERR internal error");
+  }
+}
+
+// A buffer RedisModule_LoadStringBuffer returned, freed with the handle.
+struct redis_buffer {
+  char* data = nullptr;
+  std::size_t size = 0;
+  redis_buffer() = default;
+  redis_buffer(const redis_buffer&) = delete;
+  redis_buffer& operator=(const redis_buffer&) = delete;
+  ~redis_buffer() {
+    if (data != nullptr) RedisModule_Free(data);
+  }
+  std::span<const std::byte> bytes() const { return std::as_bytes(std::span(data, size)); }
+};
 
 }  // namespace bloomery_redis
