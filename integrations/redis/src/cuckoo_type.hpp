@@ -1,0 +1,15 @@
+// The CF data type and its commands: registered by RedisModule_OnLoad (module.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "redis_api.hpp"
+
+namespace bloomery_redis {
+
+// Creates the native data type "bloomr-CF" (RDB, AOF rewrite, MEMORY USAGE, COPY, free) and the
+// CF.* commands; new filters get `fingerprint_bits`-bit fingerprints. Returns false when the
+// server refuses any of them.
+bool register_cuckoo(RedisModuleCtx* ctx, std::uint32_t fingerprint_bits);
+
+}  // namespace bloomery_redis
