@@ -63,11 +63,14 @@ def free_port():
 
 
 class Server:
-    """One redis-server; `extra` are further command-line options (e.g. "--appendonly", "yes")."""
+    """One redis-server; `extra` are further command-line options (e.g. "--appendonly", "yes"),
+    `module_args` the module's load arguments (e.g. ["CF_FINGERPRINT_BITS", "12"]; a restart
+    uses them as they are then)."""
 
-    def __init__(self, directory, *extra):
+    def __init__(self, directory, *extra, module_args=()):
         self.dir = directory
         self.extra = list(extra)
+        self.module_args = list(module_args)
         self.port = None
         self.proc = None
         self.start()
@@ -79,7 +82,7 @@ class Server:
             log = open(os.path.join(self.dir, "redis.log"), "ab")
             self.proc = subprocess.Popen(
                 [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                 "--loadmodule", MODULE, "--save", "", "--daemonize", "no",
+                 "--loadmodule", MODULE, *self.module_args, "--save", "", "--daemonize", "no",
                  "--protected-mode", "no"] + self.extra,
                 stdout=log, stderr=subprocess.STDOUT, preexec_fn=_server_limits)
             log.close()
@@ -147,11 +150,11 @@ def make_server():
     """Starts servers on demand (make_server("--appendonly", "yes")); all stop at the test's end."""
     servers, dirs = [], []
 
-    def make(*extra, directory=None):
+    def make(*extra, directory=None, module_args=()):
         if directory is None:
             directory = tempfile.mkdtemp(prefix="bloomery-redis-")
             dirs.append(directory)
-        s = Server(directory, *extra)
+        s = Server(directory, *extra, module_args=module_args)
         servers.append(s)
         return s
 
@@ -185,15 +188,16 @@ def r(shared_server):
     return c
 
 
-def scandump(client, key):
-    """All of BF.SCANDUMP's (iter, chunk) pairs for `key`, as a client copying it would read them."""
+def scandump(client, key, kind="BF"):
+    """All of BF.SCANDUMP's (or CF.SCANDUMP's) (iter, chunk) pairs for `key`, as a client copying
+    it would read them."""
     chunks, it = [], 0
     while True:
-        it, data = client.execute_command("BF.SCANDUMP", key, it)
+        it, data = client.execute_command(kind + ".SCANDUMP", key, it)
         if it == 0:
             return chunks
         chunks.append((it, data))
 
 
-def loadchunks(client, key, chunks):
-    return [client.execute_command("BF.LOADCHUNK", key, it, data) for it, data in chunks]
+def loadchunks(client, key, chunks, kind="BF"):
+    return [client.execute_command(kind + ".LOADCHUNK", key, it, data) for it, data in chunks]
