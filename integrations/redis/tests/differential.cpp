@@ -1,12 +1,16 @@
-// The module against bloomery's library in-process: the same random sequence of BF.* commands
-// goes to a real redis-server (through hiredis) and to a model built from the public library, and
-// every reply must be the same; every item ever added must answer 1 (no false negative), also
-// after the server reloads its RDB (DEBUG RELOAD) and after a SCANDUMP/LOADCHUNK copy.
+// The module against bloomery's library in-process: the same random sequence of BF.* (or CF.*)
+// commands goes to a real redis-server (through hiredis) and to a model built from the public
+// library, and every reply must be the same; every item ever added must answer 1 (no false
+// negative), also after the server reloads its RDB (DEBUG RELOAD) and after a SCANDUMP/LOADCHUNK
+// copy.
 //
 // The model states RedisBloom's rules with the library's own filter: a scaling filter is a
 // scalable_bloom_filter with bound p = error rate, tightening 1/2 and growth = expansion (its
 // sub-filter i gets p (1 - r) r^i = error / 2^(i+1), RedisBloom's chain); a NONSCALING one is a
 // single sub-filter at the error rate itself (p = 2 error, r = 1/2) that refuses item capacity + 1.
+// A CF key is a scalable_cuckoo_filter with RedisBloom's CF parameters (8-bit fingerprints,
+// MAXITERATIONS as max kicks, EXPANSION, 32 sub-filters); CF.DEL only ever deletes items added more
+// often than deleted (deleting a never-added item may take another item's copy, by design).
 #include <hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -16,6 +20,7 @@
 #include <unistd.h>
 
 #include <bloomery/scalable_bloom_filter.hpp>
+#include <bloomery/scalable_cuckoo_filter.hpp>
 
 #include <gtest/gtest.h>
 
@@ -374,9 +379,174 @@ void run_sequence(unsigned seed, int steps) {
   }
 }
 
+// RedisBloom's CF.* rules over the library's scalable cuckoo filter.
+bloomery::scalable_cuckoo_filter make_cf(std::uint64_t capacity, std::uint32_t max_iterations,
+                                         std::uint32_t expansion) {
+  return bloomery::scalable_cuckoo_filter({.initial_capacity = capacity,
+                                           .fingerprint_bits = 8,
+                                           .max_kicks = max_iterations,
+                                           .expansion = expansion,
+                                           .max_sub_filters = 32,
+                                           .semi_sorted = true});
+}
+
+// CF.ADD (nx = false) or CF.ADDNX of one item: 1, 0 (NX and maybe present), or the chain's end.
+reply cf_add(bloomery::scalable_cuckoo_filter& f, const std::string& item, bool nx) {
+  if (nx && f.may_contain(item)) return integer(0);
+  return f.insert(item) ? integer(1) : error("Maximum expansions reached");
+}
+
+void run_cf_sequence(unsigned seed, int steps) {
+  server srv;
+  ASSERT_TRUE(srv.connected()) << "redis-server did not start";
+  std::map<std::string, bloomery::scalable_cuckoo_filter> model;
+  std::map<std::string, std::map<std::string, long long>> copies;  // added minus deleted
+  std::mt19937_64 rng(seed);
+  auto pick = [&](std::uint64_t n) { return static_cast<std::uint64_t>(rng() % n); };
+  const std::vector<std::string> names = {"cf:a", "cf:b", "cf:c"};
+  auto item = [&] { return "item" + std::to_string(pick(300)); };
+  auto compare = [&](const std::vector<std::string>& cmd, const reply& expected) {
+    const reply got = srv.run(cmd);
+    std::string line;
+    for (const std::string& a : cmd) line += a + ' ';
+    ASSERT_EQ(got, expected) << "seed " << seed << ": " << line << "\n  module: " << describe(got)
+                             << "\n  model:  " << describe(expected);
+  };
+  auto created = [&](const std::string& key) -> bloomery::scalable_cuckoo_filter& {
+    auto it = model.find(key);
+    if (it == model.end()) it = model.emplace(key, make_cf(1024, 20, 1)).first;
+    return it->second;
+  };
+  auto note_add = [&](const std::string& key, const std::string& x, const reply& r) {
+    if (r.type == reply::integer && r.number == 1) ++copies[key][x];
+  };
+
+  for (int step = 0; step < steps; ++step) {
+    const std::string key = names[pick(names.size())];
+    const bool exists = model.count(key) != 0;
+    const unsigned what = static_cast<unsigned>(pick(100));
+    if (what < 8) {  // CF.RESERVE key capacity [MAXITERATIONS m] [EXPANSION e]
+      const std::uint64_t cap = 8 + pick(pick(2) ? 40 : 3000);
+      const std::uint32_t iters = pick(2) ? 20 : static_cast<std::uint32_t>(1 + pick(50));
+      const std::uint32_t exp = std::vector<std::uint32_t>{1, 2, 4}[pick(3)];
+      std::vector<std::string> cmd = {"CF.RESERVE", key, std::to_string(cap)};
+      if (iters != 20) cmd.insert(cmd.end(), {"MAXITERATIONS", std::to_string(iters)});
+      if (exp != 1) cmd.insert(cmd.end(), {"EXPANSION", std::to_string(exp)});
+      if (exists) {
+        compare(cmd, error("ERR item exists"));
+      } else {
+        model.emplace(key, make_cf(cap, iters, exp));
+        compare(cmd, ok());
+      }
+    } else if (what < 35) {  // CF.ADD / CF.ADDNX
+      const bool nx = pick(3) == 0;
+      const std::string x = item();
+      const reply expected = cf_add(created(key), x, nx);
+      note_add(key, x, expected);
+      compare({nx ? "CF.ADDNX" : "CF.ADD", key, x}, expected);
+    } else if (what < 45) {  // CF.INSERT / CF.INSERTNX key [NOCREATE] ITEMS ...
+      const bool nx = pick(2) == 0, nocreate = pick(4) == 0;
+      std::vector<std::string> cmd = {nx ? "CF.INSERTNX" : "CF.INSERT", key};
+      if (nocreate) cmd.push_back("NOCREATE");
+      cmd.push_back("ITEMS");
+      const std::uint64_t count = 1 + pick(6);
+      for (std::uint64_t j = 0; j < count; ++j) cmd.push_back(item());
+      if (!exists && nocreate) {
+        compare(cmd, error("ERR not found"));
+        continue;
+      }
+      auto& f = created(key);
+      std::vector<reply> expected;
+      for (std::uint64_t j = cmd.size() - count; j < cmd.size(); ++j) {
+        reply r = cf_add(f, cmd[j], nx);
+        if (r.type == reply::error) r = integer(-1);  // a full chain: -1 in the array
+        note_add(key, cmd[j], r);
+        expected.push_back(std::move(r));
+      }
+      compare(cmd, array(std::move(expected)));
+    } else if (what < 65) {  // CF.EXISTS / CF.MEXISTS / CF.COUNT
+      const std::string x = item();
+      auto it = model.find(key);
+      const bool maybe = it != model.end() && it->second.may_contain(x);
+      if (pick(3) == 0) {
+        compare({"CF.COUNT", key, x},
+                integer(it == model.end() ? 0 : static_cast<long long>(it->second.count(x))));
+      } else if (pick(2) == 0) {
+        compare({"CF.EXISTS", key, x}, integer(maybe));
+      } else {
+        const std::string y = item();
+        const bool maybe_y = it != model.end() && it->second.may_contain(y);
+        compare({"CF.MEXISTS", key, x, y}, array({integer(maybe), integer(maybe_y)}));
+      }
+    } else if (what < 85) {  // CF.DEL of an item added more often than deleted
+      if (!exists) {
+        compare({"CF.DEL", key, item()}, error("Not found"));
+        continue;
+      }
+      std::vector<std::string> live;
+      for (const auto& [x, n] : copies[key]) {
+        if (n > 0) live.push_back(x);
+      }
+      if (live.empty()) continue;
+      const std::string x = live[pick(live.size())];
+      const bool removed = static_cast<bool>(model.at(key).remove(x));
+      if (removed) --copies[key][x];
+      compare({"CF.DEL", key, x}, integer(removed));
+    } else if (what < 92) {  // the counts CF.INFO reports
+      if (!exists) continue;
+      const reply info = srv.run({"CF.INFO", key});
+      ASSERT_EQ(info.type, reply::array) << describe(info);
+      const auto& f = model.at(key);
+      std::map<std::string, reply> fields;
+      for (std::size_t j = 0; j + 1 < info.elements.size(); j += 2) {
+        fields[info.elements[j].text] = info.elements[j + 1];
+      }
+      EXPECT_EQ(fields["Number of filters"], integer(static_cast<long long>(f.sub_filter_count())));
+      EXPECT_EQ(fields["Number of items inserted"],
+                integer(static_cast<long long>(f.approximate_count())));
+      EXPECT_EQ(fields["Number of items deleted"], integer(static_cast<long long>(f.removed())));
+    } else if (what < 96) {
+      compare({"DEBUG", "RELOAD"}, ok());
+    } else {  // CF.SCANDUMP into "cf:copy": the copy answers as the key
+      if (!exists) continue;
+      srv.run({"DEL", "cf:copy"});
+      std::vector<std::pair<std::string, std::string>> chunks;
+      for (long long cursor = 0;;) {
+        const reply r = srv.run({"CF.SCANDUMP", key, std::to_string(cursor)});
+        ASSERT_EQ(r.type, reply::array) << describe(r);
+        ASSERT_EQ(r.elements.size(), 2u);
+        cursor = r.elements[0].number;
+        if (cursor == 0) break;
+        chunks.emplace_back(std::to_string(cursor), r.elements[1].text);
+      }
+      for (const auto& [cursor, data] : chunks) {
+        compare({"CF.LOADCHUNK", "cf:copy", cursor, data}, ok());
+      }
+      for (int j = 0; j < 40; ++j) {
+        const std::string x = pick(2) ? item() : "absent" + std::to_string(pick(100000));
+        compare({"CF.COUNT", "cf:copy", x},
+                integer(static_cast<long long>(model.at(key).count(x))));
+      }
+    }
+  }
+  // No false negative: every item added more often than deleted still answers 1.
+  for (const auto& [key, items] : copies) {
+    for (const auto& [x, n] : items) {
+      if (n > 0) compare({"CF.EXISTS", key, x}, integer(1));
+    }
+  }
+}
+
 TEST(RedisDifferential, BloomCommandsMatchTheLibrary) {
   for (unsigned seed = 1; seed <= 4; ++seed) {
     run_sequence(seed, 1500);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(RedisDifferential, CuckooCommandsMatchTheLibrary) {
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    run_cf_sequence(seed, 1500);
     if (HasFatalFailure()) return;
   }
 }
