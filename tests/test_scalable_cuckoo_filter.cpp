@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 #include <bloomery/bloomery.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -130,6 +131,14 @@ TEST(ScalableCuckoo, TheFirstSubFilterIsACuckooFilter) {
     EXPECT_TRUE(f.sub_filter(0).full);
     ASSERT_EQ(f.words().size(), c.words().size());
     EXPECT_TRUE(std::equal(c.words().begin(), c.words().end(), f.words().begin()));
+    for (std::uint64_t j = 0; j < k; j += 37) {  // the same fingerprint and buckets
+      const cuckoo_positions want = positions(c, j);
+      const scalable_cuckoo_positions got = positions(f, j);
+      ASSERT_EQ(got.fingerprint, want.fingerprint);
+      ASSERT_EQ(got.sub_filters.size(), 1u);
+      ASSERT_EQ(got.sub_filters[0].i1, want.i1);
+      ASSERT_EQ(got.sub_filters[0].i2, want.i2);
+    }
     // Where the cuckoo filter refuses, the chain grows and the key goes to sub-filter 1.
     EXPECT_EQ(c.insert(k), insert_result::full);
     EXPECT_EQ(f.insert(k), insert_result::inserted);
@@ -293,6 +302,33 @@ TEST(ScalableCuckoo, RemovingInsertedKeysNeverLosesAnother) {
     std::uint64_t missing = 0;
     for (std::size_t i = 1; i < kept.size(); i += 2) missing += !f.may_contain(kept[i]);
     EXPECT_EQ(missing, 0u);
+  }
+}
+
+TEST(ScalableCuckoo, PositionsNestFromSubFilterToSubFilter) {
+  // A key's buckets in sub-filter i, shifted right by log2(e) (i - j) bits, are its buckets in
+  // sub-filter j; and every key has two distinct buckets in every sub-filter.
+  for (const std::uint32_t e : {2u, 8u}) {
+    SCOPED_TRACE(e);
+    scalable_cuckoo_filter f({.initial_capacity = 50, .expansion = e, .max_sub_filters = 6});
+    grow_with(f, std::string_view("x"), 6);
+    const auto step = static_cast<unsigned>(std::countr_zero(e));
+    for (const auto k : test::present_keys(2000)) {
+      const scalable_cuckoo_positions p = positions(f, k);
+      ASSERT_EQ(p.sub_filters.size(), 6u);
+      for (std::size_t i = 0; i < 6; ++i) {
+        const auto& b = p.sub_filters[i];
+        ASSERT_LT(b.i1, f.sub_filter(i).buckets);
+        ASSERT_LT(b.i2, f.sub_filter(i).buckets);
+        ASSERT_NE(b.i1, b.i2);
+        for (std::size_t j = 0; j < i; ++j) {
+          const unsigned shift = step * static_cast<unsigned>(i - j);
+          ASSERT_EQ(b.i1 >> shift, p.sub_filters[j].i1);
+          ASSERT_EQ(b.i2 >> shift, p.sub_filters[j].i2);
+        }
+      }
+    }
+    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(f.count_in(i, std::string_view("x")), 9u);
   }
 }
 

@@ -8,12 +8,14 @@
 //   positions(cuckoo, key)    the fingerprint, the two buckets, and how i2 follows from i1
 //   positions(scalable, key)  each sub-filter's k bit indexes
 //   positions(static, key)    the fingerprint and the three slot indexes
+//   positions(scalable_cuckoo, key)  the fingerprint and its two buckets in each sub-filter
 //
 // Each accepts the owning filter or its read-only view (a mapped file, a scalable sub-filter).
 // Indexes are in probe order and may repeat (two probes can land on the same bit or counter).
 #pragma once
 
 #include <array>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +27,7 @@
 #include "bloomery/cuckoo_filter.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"
+#include "bloomery/scalable_cuckoo_filter.hpp"
 #include "bloomery/static_filter.hpp"
 
 namespace bloomery {
@@ -73,6 +76,22 @@ struct cuckoo_positions {
 struct scalable_positions {
   std::vector<bloom_positions> sub_filters;
   friend bool operator==(const scalable_positions&, const scalable_positions&) = default;
+};
+
+// Scalable cuckoo filter: the key's fingerprint, the same in every sub-filter, and its two buckets
+// in each (sub_filters[i], in [0, sub_filter(i).buckets)). Dropping the low log2(e^i / e^j) bits
+// of sub-filter i's buckets gives sub-filter j's (docs/scalable-cuckoo-filter.md, "Nested
+// positions"); sub-filter 0's are positions(cuckoo_filter)'s i1 and i2 for the same table.
+struct scalable_cuckoo_positions {
+  struct buckets {
+    std::uint64_t i1 = 0;  // the key's hash mapped onto the sub-filter's buckets
+    std::uint64_t i2 = 0;  // the other bucket, by the sub-filter's pairing rule
+    friend bool operator==(const buckets&, const buckets&) = default;
+  };
+  std::uint64_t fingerprint = 0;  // fingerprint_bits() bits, never 0
+  std::vector<buckets> sub_filters;
+  friend bool operator==(const scalable_cuckoo_positions&,
+                         const scalable_cuckoo_positions&) = default;
 };
 
 // Static (binary fuse) filter: the filter answers "possibly present" exactly when the XOR of the
@@ -141,6 +160,23 @@ scalable_positions positions(const F& f, const K& key) {
   p.sub_filters.reserve(f.sub_filter_count());
   for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
     p.sub_filters.push_back(positions(f.sub_filter(i), key));
+  }
+  return p;
+}
+
+template <filter_or_view_of<scalable_cuckoo_filter> F, hashable_key K>
+scalable_cuckoo_positions positions(const F& f, const K& key) {
+  const hash128 h = hash_key(f.hash(), key);
+  const std::uint64_t base = f.sub_filter(0).buckets;
+  const auto step = static_cast<std::uint32_t>(std::countr_zero(f.expansion()));
+  scalable_cuckoo_positions p;
+  for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+    // The fingerprint and i1 as a cuckoo table of this size has them; i2 by the nested rule.
+    const detail::cuckoo_position at =
+        detail::cuckoo_locate(h, f.fingerprint_bits(), f.sub_filter(i).buckets);
+    const detail::scalable_cuckoo_pairing alt{base, step * static_cast<std::uint32_t>(i)};
+    p.fingerprint = at.fp;
+    p.sub_filters.push_back({at.i1, alt(at.i1, at.fp)});
   }
   return p;
 }

@@ -52,14 +52,17 @@ void explain_insert(bloomery::scalable_cuckoo_filter& f, const std::string& key)
 }
 
 void explain_query(const bloomery::scalable_cuckoo_filter& f, const std::string& key) {
+  const bloomery::scalable_cuckoo_positions p = bloomery::positions(f, key);
   std::printf(
-      "\nquery %s: look for its fingerprint in its two buckets of each sub-filter, newest "
-      "first\n",
-      quoted(key).c_str());
+      "\nquery %s: fingerprint %llu; look for it in the key's two buckets of each sub-filter, "
+      "newest first\n",
+      quoted(key).c_str(), static_cast<unsigned long long>(p.fingerprint));
   std::optional<std::size_t> holder;
   for (std::size_t i = f.sub_filter_count(); i-- > 0;) {
     const std::uint32_t n = f.count_in(i, key);
-    std::printf("  sub-filter %zu: %s -> %s\n", i, copies(n).c_str(),
+    std::printf("  sub-filter %zu, buckets %llu and %llu: %s -> %s\n", i,
+                static_cast<unsigned long long>(p.sub_filters[i].i1),
+                static_cast<unsigned long long>(p.sub_filters[i].i2), copies(n).c_str(),
                 n == 0 ? "not here" : "possibly here");
     if (n != 0) {
       holder = i;
