@@ -26,16 +26,18 @@ if [ "${BLOOMERY_SKIP_SANITIZERS:-0}" = 1 ]; then exit 0; fi
 # which had made the ASan build two thirds of the whole run.
 san_build_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1")
 
-# Every test binary: unit, concurrency, CLI, LSM store, LevelDB and the kill harness (fewer kills
-# than stage 1: each writer runs several times slower here).
-stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store, LevelDB and kill tests"
+# Every test binary: unit, concurrency, CLI, LSM store, LevelDB, the kill harness (fewer kills
+# than stage 1: each writer runs several times slower here) and the Redis module, loaded into a
+# redis-server that preloads the sanitizer runtimes (integrations/redis/tests/CMakeLists.txt).
+stage "AddressSanitizer + UndefinedBehaviorSanitizer: unit, concurrency, CLI, LSM store, LevelDB, kill and Redis module tests"
 cmake -S . -B build-asan "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=ON -DBLOOMERY_CRASH_KILLS=8 \
-  -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb;crash" >/dev/null
+  -DBLOOMERY_TEST_LABELS="unit;concurrency;cli;lsm;leveldb;crash;redis" >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan -j"$jobs" --output-on-failure -L "unit|concurrency|cli|lsm|leveldb|crash"
+  ctest --test-dir build-asan -j"$jobs" --output-on-failure \
+  -L "unit|concurrency|cli|lsm|leveldb|crash|redis"
 
 stage "ThreadSanitizer: concurrency tests of the library and the CLI"
 cmake -S . -B build-tsan "${san_build_flags[@]}" \
