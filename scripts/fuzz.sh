@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 all=(deserialize_any lsm_readers cli_keys static_build diff_bloom diff_blocked diff_counting
-     diff_cuckoo diff_scalable)
+     diff_cuckoo diff_scalable diff_scalable_cuckoo)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # Inputs longer than these only slow a target down: its seeds are far shorter, and the

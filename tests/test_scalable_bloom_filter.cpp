@@ -3,6 +3,7 @@
 #include <bloomery/bloomery.hpp>
 #include <bloomery/scalable_bloom_filter.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -498,8 +499,12 @@ RC_GTEST_PROP(ScalableProperties, NoFalseNegativesAndBatchAgreesThroughSaveLoadA
   const double growth = *rc::gen::inRange(100, 401) / 100.0;
   const double tightening = *rc::gen::inRange(30, 96) / 100.0;
   const double fpr = *rc::gen::element(0.3, 0.05, 0.01, 0.001);
-  const auto strings = *rc::gen::arbitrary<std::vector<std::string>>();
-  const auto numbers = *rc::gen::arbitrary<std::vector<std::int32_t>>();
+  // At most 60 keys: growth 1 from n0 = 1 holds only 64 (one per sub-filter, at most 64 of
+  // them), and the 65th sub-filter is an error, not what this property is about.
+  auto strings = *rc::gen::arbitrary<std::vector<std::string>>();
+  auto numbers = *rc::gen::arbitrary<std::vector<std::int32_t>>();
+  strings.resize(std::min<std::size_t>(strings.size(), 30));
+  numbers.resize(std::min<std::size_t>(numbers.size(), 30));
   const auto probes = *rc::gen::arbitrary<std::vector<std::string>>();
   const bool keyed = *rc::gen::arbitrary<bool>();
   const hasher h = keyed ? hasher(random_key()) : hasher(*rc::gen::arbitrary<std::uint64_t>());
