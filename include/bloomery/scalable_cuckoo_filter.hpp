@@ -28,11 +28,13 @@
 // sub-filter's. Unlike the scalable Bloom filter, nothing tightens as the chain grows (RedisBloom
 // does not either), so the rate rises with every sub-filter; estimated_fpr() reports it.
 //
-// What RedisBloom's CF.INFO reports, from this filter: Size = size_in_bytes(), Number of buckets
-// = bucket_count() (all sub-filters; RedisBloom reports the first one's), Number of filters =
-// sub_filter_count(), Number of items inserted = approximate_count() (RedisBloom's count drops on
-// delete; inserted() here does not), Number of items deleted = removed(), Bucket size =
-// bucket_size (4, fixed), Expansion rate = expansion(), Max iterations = max_kicks().
+// What RedisBloom's CF.INFO reports, from this filter (as the Redis module does): Size =
+// size_in_bytes(), Number of buckets = sub_filter(0).buckets (RedisBloom's meaning: the first
+// sub-filter's; bucket_count() sums them all), Number of filters = sub_filter_count(), Number of
+// items inserted = approximate_count() (RedisBloom's count drops on delete; inserted() here does
+// not), Number of items deleted = removed(), Bucket size = the BUCKETSIZE the client gave (this
+// filter's buckets always hold bucket_size = 4), Expansion rate = expansion(), Max iterations =
+// max_kicks().
 //
 // Storage: the sub-filters' tables lie back to back in one allocation, each a whole number of
 // 64-byte lines, exactly as in the file's payload, so save and map_file copy nothing. Growing
