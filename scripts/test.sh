@@ -43,7 +43,8 @@ stage "ThreadSanitizer: concurrency tests of the library and the CLI"
 cmake -S . -B build-tsan "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_BUILD_TOOLS=ON \
-  -DBLOOMERY_BUILD_LSM=OFF -DBLOOMERY_BUILD_LEVELDB=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
+  -DBLOOMERY_BUILD_LSM=OFF -DBLOOMERY_BUILD_LEVELDB=OFF -DBLOOMERY_BUILD_REDIS=OFF \
+  -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
 cmake --build build-tsan -j"$jobs"
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-failure -L concurrency
 # The library's own concurrency tests once more, compiled with -march=native: there the best
@@ -52,7 +53,8 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan -j"$jobs" --output-on-f
 cmake -S . -B build-tsan-native "${san_build_flags[@]}" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer -march=native" \
   -DBLOOMERY_BUILD_BENCHMARKS=OFF -DBLOOMERY_BUILD_EXAMPLES=OFF -DBLOOMERY_BUILD_TOOLS=OFF \
-  -DBLOOMERY_BUILD_LSM=OFF -DBLOOMERY_BUILD_LEVELDB=OFF -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
+  -DBLOOMERY_BUILD_LSM=OFF -DBLOOMERY_BUILD_LEVELDB=OFF -DBLOOMERY_BUILD_REDIS=OFF \
+  -DBLOOMERY_TEST_LABELS=concurrency >/dev/null
 cmake --build build-tsan-native -j"$jobs" --target test_concurrency
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan-native -j"$jobs" --output-on-failure \
   -R '^Concurrency\.'

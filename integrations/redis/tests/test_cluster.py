@@ -11,7 +11,7 @@ from redis.cluster import ClusterNode, RedisCluster
 
 from conftest import CLI
 
-KEYS = [f"visited:{i}" for i in range(48)]  # spread over the slots (and so over the masters)
+KEYS = [f"visited:{i}" for i in range(24)]  # spread over the slots (and so over the masters)
 
 
 def cluster_ok(server):
