@@ -14,6 +14,9 @@ packages=(
   libboost1.81-dev gnuplot-nox       # bench/peers (Boost.Bloom needs Boost's headers), the plots
   redis-server redis-tools           # integrations/redis: the server its tests start, redis-cli
   libhiredis-dev python3-redis python3-pytest  # the module's C++ differential test and pytest suite
+  libssl-dev                         # examples/spv_wallet: SHA-256 for Bitcoin txids (libcrypto)
+  pybind11-dev python3-pybind11 python3-dev python3-numpy  # python/: the bindings
+  python3-hypothesis python3-venv python3-pip python3-setuptools  # their tests, pip install ./python
 )
 
 missing=()

@@ -1,0 +1,21 @@
+# Finds CLI11 (Debian: libcli11-dev, header-only) for the command-line tool and the examples, and
+# makes sure the target CLI11::CLI11 exists. Debian 12 ships no CMake package for it, so the header
+# alone will do. Sets BLOOMERY_HAVE_CLI11.
+if(TARGET CLI11::CLI11)
+  set(BLOOMERY_HAVE_CLI11 ON)
+  return()
+endif()
+find_package(CLI11 CONFIG QUIET)
+if(CLI11_FOUND)
+  set(BLOOMERY_HAVE_CLI11 ON)
+  return()
+endif()
+find_path(BLOOMERY_CLI11_INCLUDE_DIR CLI/CLI.hpp)
+if(NOT BLOOMERY_CLI11_INCLUDE_DIR)
+  set(BLOOMERY_HAVE_CLI11 OFF)
+  return()
+endif()
+add_library(bloomery_cli11 INTERFACE)
+target_include_directories(bloomery_cli11 SYSTEM INTERFACE ${BLOOMERY_CLI11_INCLUDE_DIR})
+add_library(CLI11::CLI11 ALIAS bloomery_cli11)
+set(BLOOMERY_HAVE_CLI11 ON)

@@ -1,0 +1,178 @@
+// The examples' result: one table whose rows are measurements and whose columns are the variants
+// compared (the exact set, the filter, ...), printed for a person or, with --json, as one JSON
+// object. Each cell carries both forms, so the two outputs always agree.
+#pragma once
+
+#include <bloomery/support/table.hpp>
+#include <bloomery/support/text.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace bloomery::examples {
+
+struct cell {
+  std::string json;  // a JSON value: a number, a string literal, true/false or null
+  std::string text;  // what the table shows
+};
+
+inline std::string json_quote(std::string_view s) {
+  std::string out(1, '"');
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += support::fmt("\\u%04x", static_cast<unsigned>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// A double as JSON (null where JSON has no number: NaN and infinities).
+inline std::string json_number(double v) {
+  return std::isfinite(v) ? support::fmt("%.6g", v) : std::string("null");
+}
+
+inline cell count(std::uint64_t v) {
+  return {std::to_string(v), support::grouped(v)};
+}
+inline cell number(double v, const char* format = "%.3g") {
+  return {json_number(v), support::fmt(format, v)};
+}
+// A fraction shown as a percentage: 0.0123 -> "1.230%" (JSON keeps the fraction).
+inline cell percent(double fraction, int decimals = 3) {
+  return {json_number(fraction), support::fmt("%.*f%%", decimals, fraction * 100.0)};
+}
+inline cell bytes(std::uint64_t v) {
+  const double d = static_cast<double>(v);
+  std::string t = v >= 1'000'000'000 ? support::fmt("%.2f GB", d / 1e9)
+                  : v >= 1'000'000   ? support::fmt("%.2f MB", d / 1e6)
+                  : v >= 1'000       ? support::fmt("%.1f KB", d / 1e3)
+                                     : support::fmt("%llu B", static_cast<unsigned long long>(v));
+  return {std::to_string(v), std::move(t)};
+}
+inline cell per_second(double v) {
+  return {json_number(v), support::si_count(v) + "/s"};
+}
+inline cell seconds(double v) {
+  return {json_number(v), support::fmt("%.3f s", v)};
+}
+inline cell text(std::string s) {
+  return {json_quote(s), std::move(s)};
+}
+inline cell flag(bool b) {
+  return {b ? "true" : "false", b ? "yes" : "no"};
+}
+inline cell none() {
+  return {"null", "-"};
+}
+
+class report {
+ public:
+  report(std::string example, std::vector<std::string> columns)
+      : example_(std::move(example)), columns_(std::move(columns)) {}
+
+  // A setting of the run (keys, skew, fpr...): printed above the table, and under "params".
+  void param(std::string key, cell value) {
+    params_.emplace_back(std::move(key), std::move(value));
+  }
+
+  // One measurement across the variants: `key` names it in JSON, `label` in the table. Missing
+  // trailing cells are null ("-").
+  void row(std::string key, std::string label, std::vector<cell> cells) {
+    cells.resize(columns_.size(), none());
+    rows_.push_back({std::move(key), std::move(label), std::move(cells)});
+  }
+
+  // A sentence under the table (and in JSON's "notes").
+  void note(std::string line) { notes_.push_back(std::move(line)); }
+
+  std::string text() const {
+    std::string out = example_;
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      out.append(i == 0 ? ": " : ", ").append(params_[i].first).append(" ");
+      out.append(params_[i].second.text);
+    }
+    out += "\n\n";
+    std::vector<std::string> header{""};
+    header.insert(header.end(), columns_.begin(), columns_.end());
+    support::text_table t(std::move(header), {.first_left = true});
+    for (const auto& r : rows_) {
+      std::vector<std::string> line{r.label};
+      for (const auto& c : r.cells) line.push_back(c.text);
+      t.row(std::move(line));
+    }
+    out += t.str();
+    if (!notes_.empty()) out += "\n";
+    for (const auto& n : notes_) out.append("  ").append(n).append("\n");
+    return out;
+  }
+
+  std::string json() const {
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+    std::string out = "{\"example\":";
+    out.append(json_quote(example_)).append(",\"params\":{");
+    for (std::size_t i = 0; i < params_.size(); ++i) {
+      if (i != 0) out += ',';
+      out.append(json_quote(params_[i].first)).append(":").append(params_[i].second.json);
+    }
+    out += "},\"results\":{";
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      if (c != 0) out += ',';
+      out.append(json_quote(columns_[c])).append(":{");
+      for (std::size_t r = 0; r < rows_.size(); ++r) {
+        if (r != 0) out += ',';
+        out.append(json_quote(rows_[r].key)).append(":").append(rows_[r].cells[c].json);
+      }
+      out += '}';
+    }
+    out += "},\"notes\":[";
+    for (std::size_t i = 0; i < notes_.size(); ++i) {
+      if (i != 0) out += ',';
+      out += json_quote(notes_[i]);
+    }
+    out += "]}\n";
+    return out;
+  }
+
+  void print(bool as_json, std::FILE* out = stdout) const {
+    const std::string s = as_json ? json() : text();
+    std::fwrite(s.data(), 1, s.size(), out);
+    std::fflush(out);
+  }
+
+ private:
+  struct row_data {
+    std::string key;
+    std::string label;
+    std::vector<cell> cells;
+  };
+  std::string example_;
+  std::vector<std::string> columns_;
+  std::vector<std::pair<std::string, cell>> params_;
+  std::vector<row_data> rows_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace bloomery::examples
