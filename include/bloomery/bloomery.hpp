@@ -3,6 +3,7 @@
 
 #include "bloomery/advise.hpp"
 #include "bloomery/any_filter.hpp"
+#include "bloomery/bip37.hpp"
 #include "bloomery/bit_array.hpp"
 #include "bloomery/blocked_bloom_filter.hpp"
 #include "bloomery/bloom_filter.hpp"

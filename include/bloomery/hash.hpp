@@ -307,4 +307,34 @@ hash128 hash_key(const H& h, const K& key) noexcept {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// MurmurHash3, x86 32-bit variant (Austin Appleby's public-domain hash): the hash Bitcoin's BIP37
+// fixes for its filters, and the one exception to the hashing above. Only bip37.hpp uses it; it
+// lives here so that this file stays the one place where keys become hashes. Not a hash for new
+// filters: 32 bits, and seeds that anyone can aim keys at.
+// ---------------------------------------------------------------------------------------------
+
+// The 32-bit MurmurHash3 of `bytes` under `seed`. Blocks of 4 bytes are read little-endian, the
+// 1 to 3 tail bytes likewise, and the length taken mod 2^32, as the reference implementation does
+// on every platform. Verified against Bitcoin Core's vectors (tests/test_bip37.cpp).
+constexpr std::uint32_t murmur3_32(std::span<const std::uint8_t> bytes,
+                                   std::uint32_t seed) noexcept {
+  constexpr std::uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+  constexpr auto mix_block = [](std::uint32_t k) { return std::rotl(k * c1, 15) * c2; };
+  std::uint32_t h = seed;
+  const std::size_t whole = bytes.size() / 4 * 4;
+  for (std::size_t i = 0; i < whole; i += 4) {
+    const std::uint32_t k = std::uint32_t{bytes[i]} | std::uint32_t{bytes[i + 1]} << 8 |
+                            std::uint32_t{bytes[i + 2]} << 16 | std::uint32_t{bytes[i + 3]} << 24;
+    h = std::rotl(h ^ mix_block(k), 13) * 5 + 0xe6546b64;
+  }
+  std::uint32_t tail = 0;
+  for (std::size_t i = bytes.size(); i > whole; --i) tail = tail << 8 | bytes[i - 1];
+  if (bytes.size() != whole) h ^= mix_block(tail);
+  h ^= static_cast<std::uint32_t>(bytes.size());
+  h = (h ^ h >> 16) * 0x85ebca6b;  // the finalizer: every input bit reaches every output bit
+  h = (h ^ h >> 13) * 0xc2b2ae35;
+  return h ^ h >> 16;
+}
+
 }  // namespace bloomery

@@ -41,5 +41,8 @@ int main() {
   const any_filter any = deserialize_any(serialize(a));
   (void)any.may_contain(1);
   (void)positions(a, 1);
+  bip37_filter h(t, 5, bip37_update::all);
+  h.insert(std::string("key"));
+  (void)bip37_filter::deserialize(h.serialize()).may_contain(std::vector<std::uint8_t>{1, 2});
   return 0;
 }

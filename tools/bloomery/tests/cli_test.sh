@@ -471,12 +471,74 @@ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1 \
   fail "the last line of stderr is not the allocation error"
 [[ -e huge.bf ]] && fail "a failed build left huge.bf"
 
+# --- bip37: Bitcoin BIP37 filters, byte-exact with Bitcoin Core -------------------------------
+# Bitcoin Core src/test/bloom_tests.cpp, bloom_create_insert_serialize and ..._with_tweak.
+e1=99108ad8ed9bb6274d3980bab5a85c048f0950c8
+e2=b5a2c786d9ef4658287ced5914b37a1b4aa32eee
+e3=b9300670b4c5366e95b2699e8b18bc75e5f729c5
+run 0 bip37 --elements 3 --fpr 0.01 --tweak 0 --flags 1 $e1 $e2 $e3
+out_is "03614e9b050000000000000001"
+err_empty
+run 0 bip37 --elements 3 --fpr 0.01 --tweak 2147483649 --flags 1 $e1 $e2 $e3
+out_is "03ce4299050000000100008001"
+err_empty
+run 0 bip37 --elements 3 --fpr 0.01 --tweak 0x80000001 --flags 1 $e1 $e2 $e3
+out_is "03ce4299050000000100008001"
+# bloom_create_insert_key: the public key of its WIF secret and that key's HASH160.
+pub=045b81f0017e2091e2edcd5eecf10d5bdd120a5514cb3ee65b8447ec18bfc4575c6d5bf415e54e03b1067934a0f0ba76b01c6b9ab227142ee1d543764b69d901e0
+run 0 bip37 --elements 2 --fpr 0.001 --flags 1 $pub 477abbacd4113f2e6b100526222eedd953c26a64
+out_is "038fc16b080000000000000001"
+# The filter bloomery-spv's test loads (examples/spv_wallet/tests): bloom_match's output address.
+run 0 bip37 --elements 10 --fpr 0.000001 --flags 1 04943fdd508053c75000106d3bc6e2754dbcff19
+out_is "230000008200000000300200000000002800204000400160000021000001020080000200130000000000000001"
+# Queries: one line per element, in order; upper-case hex is accepted.
+run 0 bip37 --filter 03614e9b050000000000000001 --contains $e1 19108ad8ed9bb6274d3980bab5a85c048f0950c8 $e3 B9300670B4C5366E95B2699E8B18BC75E5F729C5
+out_is $'yes\nno\nyes\nyes'
+err_empty
+# No false negatives: 200 elements in, every one answered yes.
+mapfile -t elems < <(for i in $(seq 1 200); do printf '%08x%s\n' "$i" "$(printf 'k%d' "$i" | od -An -tx1 | tr -d ' \n')"; done)
+run 0 bip37 --elements 200 --fpr 0.01 --tweak 7 "${elems[@]}"
+filter=$(cat out)
+run 0 bip37 --filter "$filter" --contains "${elems[@]}"
+[[ $(grep -c '^yes$' out) == 200 ]] || fail "bip37: an inserted element was answered no"
+run 0 bip37 --elements 20 --fpr 0.5 # no elements; P = 0.5 gives 3 bytes and 0 hash functions
+out_is "03000000000000000000000000"
+# Errors: one line on standard error, nothing on standard output, status 2.
+bip37_err() { # bip37_err MESSAGE ARGS...
+  local message=$1
+  shift
+  run 2 bip37 "$@"
+  out_is ""
+  err_line "$message"
+}
+bip37_err "bloomery: error: element 2 'abc': odd number of hex digits (3)" --elements 3 --fpr 0.01 00 abc
+bip37_err "element 1 'zz': 'z' at position 1 is not a hex digit" --elements 3 --fpr 0.01 zz
+bip37_err "--elements = 0 is invalid; allowed range is [1, 4294967295]" --elements 0 --fpr 0.01
+bip37_err "--elements = 4294967296 is invalid; allowed range is [1, 4294967295]" --elements 4294967296 --fpr 0.01
+bip37_err "--fpr = 1 is invalid; allowed range is (0, 1), exclusive" --elements 3 --fpr 1
+bip37_err "--fpr: 'x' is not a number" --elements 3 --fpr x
+bip37_err "--tweak = 4294967296 is invalid; allowed range is [0, 4294967295]" --elements 3 --fpr 0.01 --tweak 4294967296
+bip37_err "--tweak: '-1' is not an unsigned number" --elements 3 --fpr 0.01 --tweak -1
+bip37_err "--flags = 3 is invalid; allowed are 0 (BLOOM_UPDATE_NONE), 1 (BLOOM_UPDATE_ALL) and 2 (BLOOM_UPDATE_P2PUBKEY_ONLY)" --elements 3 --fpr 0.01 --flags 3
+bip37_err "--elements and --fpr go together" --elements 3
+bip37_err "give --elements and --fpr to build a filter, or --filter to query one"
+bip37_err "--filter: BIP37 filterload: truncated: 12 bytes, but a filter of 3 bytes makes a body of 13" --filter 03614e9b0500000000000000 --contains 00
+bip37_err "--filter: BIP37 filterload: trailing bytes: 14 bytes" --filter 03614e9b05000000000000000100 --contains 00
+bip37_err "--filter: BIP37 filterload: filter of 36001 bytes is over the BIP37 maximum of 36000" --filter fda18c --contains 00
+bip37_err "--filter: BIP37 filterload: nHashFuncs = 51 is over the BIP37 maximum of 50" --filter 03614e9b330000000000000001 --contains 00
+bip37_err "--filter: BIP37 filterload: nFlags = 3 is invalid" --filter 03614e9b050000000000000003 --contains 00
+bip37_err "--filter: odd number of hex digits (3)" --filter 036 --contains 00
+bip37_err "--contains element 2 '0': odd number of hex digits (1)" --filter 03614e9b050000000000000001 --contains 00 0
+bip37_err "--filter needs --contains HEX..." --filter 03614e9b050000000000000001
+bip37_err "--filter and --elements exclude each other" --filter 03614e9b050000000000000001 --elements 3 --contains 00
+bip37_err "--contains needs --filter" --elements 3 --fpr 0.01 --contains 00
+
 # --- help and version -------------------------------------------------------------------------
 run 0 --version
 out_is "bloomery 0.1.0"
 run 0 --help
 out_has "Examples:"
-for cmd in build add remove query info merge intersect size advise explain; do
+for cmd in build add remove query info merge intersect size advise explain bip37; do
   run 0 "$cmd" --help
   out_has "Examples:"
   out_has "bloomery $cmd"
