@@ -1,0 +1,72 @@
+"""bloomery: approximate membership filters, the Bloom filter family.
+
+A filter answers "is this key in the set?" with "certainly not" or "possibly", in a few bits per
+key: ``key in f`` is False only for keys never added (no false negatives, ever), and True for an
+absent key at about the filter's false-positive rate.
+
+    import bloomery
+
+    seen = bloomery.BloomFilter(1_000_000, 0.01)     # capacity, target FPR: 1.2 MB
+    seen.update(urls)                                # batched in C++, GIL released
+    if seen.add_new("https://example.com/"):         # True when the key was new
+        ...
+    seen.save("seen.bloom")                          # the CLI reads it: bloomery query ...
+    g = bloomery.load("seen.bloom")                  # the right class for the file's kind
+
+One class per kind: BloomFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter,
+ScalableBloomFilter, ScalableCuckooFilter (built from capacity and fpr) and StaticFilter
+(StaticFilter.build(keys, fpr)). Keys are str (UTF-8), bytes-like, or int in [-2**63, 2**64).
+docs/python.md in the repository has the whole API.
+"""
+
+from typing import Union as _Union
+
+from ._bloomery import (
+    BlockedBloomFilter,
+    BloomFilter,
+    CountingBloomFilter,
+    CuckooFilter,
+    Filter,
+    FilterFull,
+    FormatError,
+    MappedFilter,
+    ScalableBloomFilter,
+    ScalableCuckooFilter,
+    StaticFilter,
+    __version__,
+    load,
+    loads,
+    open,
+)
+
+
+Key = _Union[str, bytes, bytearray, memoryview, int]
+"""A key: a str (its UTF-8 bytes), bytes-like (its bytes) or an int in [-2**63, 2**64)."""
+
+
+def _from_bytes(data):
+    """Rebuilds a pickled filter: pickle stores a filter as ``(_from_bytes, (bytes(f),))``.
+
+    A Python function, because pickle cannot name the extension's own functions.
+    """
+    return loads(data)
+
+
+__all__ = [
+    "BlockedBloomFilter",
+    "BloomFilter",
+    "CountingBloomFilter",
+    "CuckooFilter",
+    "Filter",
+    "FilterFull",
+    "FormatError",
+    "Key",
+    "MappedFilter",
+    "ScalableBloomFilter",
+    "ScalableCuckooFilter",
+    "StaticFilter",
+    "__version__",
+    "load",
+    "loads",
+    "open",
+]
