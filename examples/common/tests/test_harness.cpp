@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <bloomery/examples/harness.hpp>
+#include <bloomery/examples/processes.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -98,6 +100,17 @@ TEST(ExampleHarness, ReportPrintsTheSameCellsAsTextAndJson) {
   EXPECT_NE(t.find("one note"), std::string::npos) << t;
 }
 
+TEST(ExampleHarness, ReportCellsSetOneColumnAtATime) {
+  ex::report r("demo", {"a", "b"});
+  r.set(1, "x", "x", ex::count(2));
+  r.set(0, "y", "y", ex::count(3));
+  r.set(0, "x", "x", ex::count(1));
+  EXPECT_EQ(r.json(),
+            "{\"example\":\"demo\",\"params\":{},\"results\":{\"a\":{\"x\":1,\"y\":3},"
+            "\"b\":{\"x\":2,\"y\":null}},\"notes\":[]}\n");
+  EXPECT_THROW(r.set(2, "x", "x", ex::count(0)), std::out_of_range);
+}
+
 TEST(ExampleHarness, ReadLinesDropsEmptyLinesAndCarriageReturns) {
   std::istringstream in("a\r\n\nb\nc");
   EXPECT_EQ(ex::read_lines(in), (std::vector<std::string>{"a", "b", "c"}));
@@ -119,4 +132,46 @@ TEST(ExampleHarness, BadArgumentsAreStatusTwo) {
   EXPECT_EQ(ex::run_example(app3, 1, const_cast<char**>(ok),
                             []() -> int { throw std::runtime_error("boom"); }),
             2);
+}
+
+TEST(ExampleHarness, ValidatorsNameTheAllowedRange) {
+  double fpr = 0;
+  std::uint64_t n = 0;
+  auto parse = [&](std::vector<const char*> args) {
+    CLI::App app{"t", "t"};
+    app.add_option("--fpr", fpr)->check(ex::open_unit_interval());
+    app.add_option("--n", n)->check(ex::at_least_one());
+    args.insert(args.begin(), "t");
+    return ex::run_example(app, static_cast<int>(args.size()), const_cast<char**>(args.data()),
+                           [] { return 0; });
+  };
+  EXPECT_EQ(parse({"--fpr", "0.01", "--n", "1"}), 0);
+  EXPECT_EQ(fpr, 0.01);
+  EXPECT_EQ(n, 1u);
+  for (const char* bad : {"0", "1", "1.5", "-0.1", "x", "nan"}) {
+    EXPECT_EQ(parse({"--fpr", bad}), 2) << bad;
+  }
+  for (const char* bad : {"0", "-1", "x", "2y"}) EXPECT_EQ(parse({"--n", bad}), 2) << bad;
+}
+
+TEST(ExampleHarness, ProcessesRunAtOnceAndReturnTheirResultsInOrder) {
+  struct result {
+    unsigned index;
+    pid_t pid;
+  };
+  const auto results = ex::run_in_processes<result>(3, "t", [](unsigned i) {
+    return result{i * i, getpid()};
+  });
+  ASSERT_EQ(results.size(), 3u);
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(results[i].index, i * i);
+    EXPECT_NE(results[i].pid, getpid());
+  }
+  EXPECT_NE(results[0].pid, results[1].pid);
+  EXPECT_THROW(ex::run_in_processes<int>(2, "t",
+                                         [](unsigned i) -> int {
+                                           if (i == 1) throw std::runtime_error("boom");
+                                           return 0;
+                                         }),
+               std::runtime_error);
 }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -26,6 +27,33 @@ struct common_options {
 inline void add_common_options(CLI::App& app, common_options& o) {
   app.add_flag("--json", o.json, "print the result as one JSON object on standard output");
   app.add_option("--seed", o.seed, "seed of the generated workload")->capture_default_str();
+}
+
+// Checks for options the examples share, whose messages name the allowed range: a rate strictly
+// between 0 and 1 (--fpr), and a count of at least 1 (--keys, --users).
+inline CLI::Validator open_unit_interval() {
+  return CLI::Validator(
+      [](std::string& s) {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (end == s.c_str() || *end != '\0' || !(v > 0 && v < 1)) {
+          return s + " is invalid; allowed range is (0, 1), exclusive";
+        }
+        return std::string();
+      },
+      "in (0, 1)");
+}
+inline CLI::Validator at_least_one() {
+  return CLI::Validator(
+      [](std::string& s) {
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+        if (end == s.c_str() || *end != '\0' || v == 0 || s.front() == '-') {
+          return s + " is invalid; it must be a whole number of at least 1";
+        }
+        return std::string();
+      },
+      ">= 1");
 }
 
 // Parses the command line and runs `body`, which returns the exit status. Every error, from the

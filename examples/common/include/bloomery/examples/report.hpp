@@ -6,6 +6,7 @@
 #include <bloomery/support/table.hpp>
 #include <bloomery/support/text.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -103,6 +104,18 @@ class report {
   void row(std::string key, std::string label, std::vector<cell> cells) {
     cells.resize(columns_.size(), none());
     rows_.push_back({std::move(key), std::move(label), std::move(cells)});
+  }
+
+  // One cell, for examples that measure one variant (column) at a time: the row `key` is made
+  // the first time it is set (rows keep that order), and the cell replaces the column's.
+  void set(std::size_t column, const std::string& key, const std::string& label, cell value) {
+    auto it =
+        std::find_if(rows_.begin(), rows_.end(), [&](const row_data& r) { return r.key == key; });
+    if (it == rows_.end()) {
+      row(key, label, {});
+      it = rows_.end() - 1;
+    }
+    it->cells.at(column) = std::move(value);
   }
 
   // A sentence under the table (and in JSON's "notes").
