@@ -113,6 +113,7 @@ crawl_counts crawl(const options& o, u64 seed, u64 seed_end, Check&& check,
     }
     next_batch();
   }
+  if (c.checked == 0) throw std::runtime_error("standard input has no URLs");
   c.seconds = clock.seconds();
   return c;
 }
