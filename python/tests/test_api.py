@@ -218,6 +218,18 @@ def test_full_cuckoo_filter_raises_filter_full():
     assert issubclass(bloomery.FilterFull, RuntimeError)
 
 
+def test_cuckoo_filter_holds_a_bounded_number_of_copies_of_one_key():
+    # A key's fingerprint can sit only in its two buckets of 4 slots (and the one-entry stash):
+    # copy 10 is refused, and the copies already in stay findable and removable.
+    f = bloomery.CuckooFilter(1000, 0.01)
+    with pytest.raises(bloomery.FilterFull) as e:
+        f.update([""] * 10)
+    assert e.value.added == 9
+    assert "" in f and b"" in f
+    assert all(f.discard("") for _ in range(9))
+    assert not f.discard("") and "" not in f
+
+
 def test_scalable_cuckoo_filter_grows_then_fills():
     f = bloomery.ScalableCuckooFilter(100, 0.01, max_sub_filters=3)
     with pytest.raises(bloomery.FilterFull, match="scalable cuckoo filter is full") as e:
