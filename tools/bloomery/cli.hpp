@@ -82,7 +82,7 @@ std::vector<std::string> kind_name_list();
 // fn.template operator()<F>() for the filter type F of `kind`.
 template <class Fn, class... Fs>
 void with_filter_type(bloomery::filter_kind kind, Fn&& fn, bloomery::type_list<Fs...>) {
-  ((kind == Fs::kind ? (fn.template operator()<Fs>(), true) : false) || ...);
+  static_cast<void>(((kind == Fs::kind ? (fn.template operator()<Fs>(), true) : false) || ...));
 }
 template <class Fn>
 void with_filter_type(bloomery::filter_kind kind, Fn&& fn) {
