@@ -286,6 +286,8 @@ TEST(ScalableBloomFilter, ClearReturnsToOneEmptySubFilter) {
   EXPECT_EQ(f.size_in_bytes(), fresh.size_in_bytes());
   EXPECT_EQ(f.approximate_count(), 0u);
   EXPECT_EQ(f.estimated_fpr(), 0.0);
+  EXPECT_FALSE(std::signbit(f.estimated_fpr()));  // printed as 0, not -0
+  EXPECT_FALSE(std::signbit(f.current_fpr_bound()));
   for (auto k : present_keys(1'000, 5)) EXPECT_FALSE(f.may_contain(k));
   // And it grows again the same way.
   for (auto k : present_keys(1'000, 5)) f.insert(k);

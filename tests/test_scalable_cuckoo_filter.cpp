@@ -488,6 +488,17 @@ TEST(ScalableCuckoo, ClearGoesBackToOneEmptySubFilter) {
   for (const auto k : keys) ASSERT_FALSE(f.may_contain(k));
 }
 
+// Emptied by removes, a grown chain keeps its sub-filters and estimates a rate of +0, not -0.
+TEST(ScalableCuckoo, AChainEmptiedByRemovesEstimatesZero) {
+  scalable_cuckoo_filter f({.initial_capacity = 64, .expansion = 2}, hasher(17));
+  const auto keys = fill(f, 3, 5);
+  ASSERT_GT(f.sub_filter_count(), 1u);
+  for (const auto k : keys) ASSERT_EQ(f.remove(k), remove_result::removed);
+  EXPECT_EQ(f.approximate_count(), 0u);
+  EXPECT_EQ(f.estimated_fpr(), 0.0);
+  EXPECT_FALSE(std::signbit(f.estimated_fpr()));
+}
+
 TEST(ScalableCuckoo, AnEmptyFilterRoundTrips) {
   // RedisBloom cannot SCANDUMP an empty cuckoo filter; here the empty filter is a file like any.
   test::temp_dir dir;

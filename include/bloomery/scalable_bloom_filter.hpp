@@ -196,7 +196,7 @@ class scalable_queries {
   double current_fpr_bound() const noexcept {
     double log_none = 0.0;  // log of the chance that no sub-filter answers "yes"
     for (const auto& l : meta().layers) log_none += std::log1p(-l.fpr);
-    return -std::expm1(log_none);
+    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
   }
   const scalable_options& options() const noexcept { return meta().options; }
   // Keys added (insert calls that returned true; a union adds both counts).
@@ -231,7 +231,7 @@ class scalable_queries {
     for (std::size_t i = 0; i < sub_filter_count(); ++i) {
       log_none += std::log1p(-sub_filter(i).estimated_fpr());
     }
-    return -std::expm1(log_none);
+    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
   }
   // Set bits over all sub-filters' bits.
   double fill_ratio() const noexcept {

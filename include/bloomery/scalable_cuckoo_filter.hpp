@@ -407,7 +407,7 @@ class scalable_cuckoo_queries {
     if (layers.size() == 1) return rate(layers[0]);  // exactly the cuckoo filter's estimate
     double log_none = 0.0;  // log of the chance that no sub-filter answers "yes"
     for (const auto& l : layers) log_none += std::log1p(-rate(l));
-    return -std::expm1(log_none);
+    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
   }
 
   filter_stats stats() const {
