@@ -194,9 +194,8 @@ class scalable_queries {
   // 1 - prod(1 - p_i): below target_fpr(), and far below it while the filter is young (p (1 - r)
   // with one sub-filter).
   double current_fpr_bound() const noexcept {
-    double log_none = 0.0;  // log of the chance that no sub-filter answers "yes"
-    for (const auto& l : meta().layers) log_none += std::log1p(-l.fpr);
-    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
+    const auto& layers = meta().layers;
+    return detail::compound_fpr(layers.size(), [&](std::size_t i) { return layers[i].fpr; });
   }
   const scalable_options& options() const noexcept { return meta().options; }
   // Keys added (insert calls that returned true; a union adds both counts).
@@ -227,11 +226,8 @@ class scalable_queries {
   // The false-positive rate this filter has now: 1 − Π(1 − fpr_i), each fpr_i the sub-filter's
   // own estimate from its actual fill.
   double estimated_fpr() const noexcept {
-    double log_none = 0.0;
-    for (std::size_t i = 0; i < sub_filter_count(); ++i) {
-      log_none += std::log1p(-sub_filter(i).estimated_fpr());
-    }
-    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
+    return detail::compound_fpr(sub_filter_count(),
+                                [this](std::size_t i) { return sub_filter(i).estimated_fpr(); });
   }
   // Set bits over all sub-filters' bits.
   double fill_ratio() const noexcept {

@@ -405,9 +405,7 @@ class scalable_cuckoo_queries {
                                    l.table.inserted - l.table.removed);
     };
     if (layers.size() == 1) return rate(layers[0]);  // exactly the cuckoo filter's estimate
-    double log_none = 0.0;  // log of the chance that no sub-filter answers "yes"
-    for (const auto& l : layers) log_none += std::log1p(-rate(l));
-    return 0.0 - std::expm1(log_none);  // not -expm1: empty gives +0, never "-0"
+    return detail::compound_fpr(layers.size(), [&](std::size_t i) { return rate(layers[i]); });
   }
 
   filter_stats stats() const {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -93,6 +94,16 @@ inline void check_hashes(std::uint64_t k, const char* name = "hashes") {
   if (k == 0 || k > max_hashes) {
     invalid(name, std::to_string(k), "allowed range is [1, " + std::to_string(max_hashes) + "]");
   }
+}
+
+// The chance that at least one of n independent sub-filters, sub-filter i with false-positive
+// rate rate_of(i), answers "yes": 1 - prod(1 - p_i), summed as logs so that tiny rates keep their
+// precision. 0 - expm1, not -expm1: with only zero rates it is +0, never -0 (printed "-0").
+template <class RateOf>
+double compound_fpr(std::size_t n, RateOf&& rate_of) noexcept {
+  double log_none = 0.0;  // log of the chance that no sub-filter answers "yes"
+  for (std::size_t i = 0; i < n; ++i) log_none += std::log1p(-rate_of(i));
+  return 0.0 - std::expm1(log_none);
 }
 
 }  // namespace detail

@@ -1,6 +1,7 @@
 """No false negatives, for every kind and key type, on random keys (hypothesis): after add and
 update, after a union, a save and load, loads(bytes(f)), pickling, and through the mapped view."""
 
+import collections
 import copy
 import os
 import pickle
@@ -84,15 +85,16 @@ def _hashable(key):
 
 
 def _fits(cls, keys):
-    """The keys, with at most 4 copies of each for a (fixed-size) CuckooFilter: its two buckets of
-    4 slots hold at most 8 copies of one key, and the 9th insert is FilterFull, which is right."""
+    """The keys, with at most 4 copies of each for a (fixed-size) CuckooFilter: one key's copies
+    fit only in its two buckets of 4 slots and the stash, so the 10th is FilterFull, rightly
+    (test_api.py checks that bound)."""
     if cls is not bloomery.CuckooFilter:
         return keys
-    seen = {}
+    copies = collections.Counter()
     kept = []
     for k in keys:
-        seen[_hashable(k)] = seen.get(_hashable(k), 0) + 1
-        if seen[_hashable(k)] <= 4:
+        copies[_hashable(k)] += 1
+        if copies[_hashable(k)] <= 4:
             kept.append(k)
     return kept
 
