@@ -13,6 +13,7 @@
 #include "bloomery/file.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
+#include "bloomery/image_reader.hpp"
 #include "bloomery/kinds.hpp"
 #include "bloomery/positions.hpp"
 #include "bloomery/results.hpp"

@@ -159,6 +159,18 @@ inline std::vector<std::byte> encode_prefix(const file_image& img) {
   return out;
 }
 
+// `h`: the first header_bytes bytes of an image.
+inline void check_magic_and_version(const std::byte* h) {
+  if (std::memcmp(h + offs::magic, format_magic, sizeof format_magic) != 0) {
+    fail("not a bloomery filter file (bad magic)");
+  }
+  const auto version = get<std::uint32_t>(h + offs::version);
+  if (version != format_version) {
+    fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
+         std::to_string(format_version) + ")");
+  }
+}
+
 // The checks that need only the start of a file (`head`: its first header_bytes bytes, or all of
 // it if shorter) and its size: magic, version and the size the header declares. Lets a loader
 // refuse a file before reading it whole.
@@ -172,14 +184,7 @@ inline void check_head(std::span<const std::byte> head, std::uint64_t file_bytes
          std::to_string(header_bytes) + "-byte header");
   }
   const std::byte* h = head.data();
-  if (std::memcmp(h + offs::magic, format_magic, sizeof format_magic) != 0) {
-    fail("not a bloomery filter file (bad magic)");
-  }
-  const auto version = get<std::uint32_t>(h + offs::version);
-  if (version != format_version) {
-    fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
-         std::to_string(format_version) + ")");
-  }
+  check_magic_and_version(h);
   const auto file_size = get<std::uint64_t>(h + offs::file_size);
   if (file_bytes < file_size) {
     fail("file is truncated: header says " + std::to_string(file_size) + " bytes, file has " +
@@ -191,31 +196,34 @@ inline void check_head(std::span<const std::byte> head, std::uint64_t file_bytes
   }
 }
 
-// Validates a whole file image. Order matters for the messages: structure first (so truncation
-// reads as truncation), then the checksum (so a flipped byte reads as corruption), then values.
-inline parsed_file parse(std::span<const std::byte> file) {
-  check_head(file.first(std::min(file.size(), header_bytes)), file.size());
-  const std::byte* h = file.data();
-  const auto file_size = get<std::uint64_t>(h + offs::file_size);
-  const auto params_size = get<std::uint32_t>(h + offs::params_size);
-  const auto payload_offset = get<std::uint64_t>(h + offs::payload_offset);
-  const auto payload_size = get<std::uint64_t>(h + offs::payload_size);
-  if (params_size > max_params_bytes ||
-      payload_offset != align_up(header_bytes + params_size, payload_alignment) ||
-      payload_offset > file_size || payload_size != file_size - payload_offset) {
-    fail("header sizes do not add up (params " + std::to_string(params_size) + ", payload at " +
-         std::to_string(payload_offset) + " of " + std::to_string(payload_size) + " bytes, file " +
-         std::to_string(file_size) + " bytes)");
+// The sizes the header declares, checked to add up: parameters, then padding to the payload's
+// 64-byte boundary, then the payload to the end of the file. `h`: the first header_bytes bytes.
+struct image_layout {
+  std::uint32_t params_size;
+  std::uint64_t payload_offset, payload_size, file_size;
+};
+inline image_layout check_layout(const std::byte* h) {
+  const image_layout l{
+      get<std::uint32_t>(h + offs::params_size), get<std::uint64_t>(h + offs::payload_offset),
+      get<std::uint64_t>(h + offs::payload_size), get<std::uint64_t>(h + offs::file_size)};
+  if (l.params_size > max_params_bytes ||
+      l.payload_offset != align_up(header_bytes + l.params_size, payload_alignment) ||
+      l.payload_offset > l.file_size || l.payload_size != l.file_size - l.payload_offset) {
+    fail("header sizes do not add up (params " + std::to_string(l.params_size) + ", payload at " +
+         std::to_string(l.payload_offset) + " of " + std::to_string(l.payload_size) +
+         " bytes, file " + std::to_string(l.file_size) + " bytes)");
   }
-  const std::span<const std::byte> prefix = file.first(payload_offset);
-  const std::span<const std::byte> payload = file.subspan(payload_offset);
-  if (checksum(prefix, payload) != get<std::uint64_t>(h + offs::checksum)) {
-    fail("checksum mismatch: the file is corrupted");
-  }
+  return l;
+}
+
+// The checks of the header and parameter bytes that need no payload (reserved and padding bytes,
+// kind, hash), on `prefix`: the image up to its payload. The result's payload is left empty.
+inline parsed_file parse_prefix(std::span<const std::byte> prefix, const image_layout& l) {
+  const std::byte* h = prefix.data();
   for (std::size_t i = offs::reserved; i < offs::checksum; ++i) {
     if (h[i] != std::byte{0}) fail("reserved header bytes are not zero");
   }
-  for (std::size_t i = header_bytes + params_size; i < payload_offset; ++i) {
+  for (std::size_t i = header_bytes + l.params_size; i < l.payload_offset; ++i) {
     if (h[i] != std::byte{0}) fail("padding bytes are not zero");
   }
   const auto kind = get<std::uint32_t>(h + offs::kind);
@@ -235,8 +243,26 @@ inline parsed_file parse(std::span<const std::byte> file) {
   } else {
     fail("unknown hash algorithm " + std::to_string(algo));
   }
-  return {static_cast<filter_kind>(kind), hash, get<std::uint64_t>(h + offs::element_count),
-          file.subspan(header_bytes, params_size), payload};
+  return {static_cast<filter_kind>(kind),
+          hash,
+          get<std::uint64_t>(h + offs::element_count),
+          prefix.subspan(header_bytes, l.params_size),
+          {}};
+}
+
+// Validates a whole file image. Order matters for the messages: structure first (so truncation
+// reads as truncation), then the checksum (so a flipped byte reads as corruption), then values.
+inline parsed_file parse(std::span<const std::byte> file) {
+  check_head(file.first(std::min(file.size(), header_bytes)), file.size());
+  const image_layout l = check_layout(file.data());
+  const std::span<const std::byte> prefix = file.first(l.payload_offset);
+  const std::span<const std::byte> payload = file.subspan(l.payload_offset);
+  if (checksum(prefix, payload) != get<std::uint64_t>(file.data() + offs::checksum)) {
+    fail("checksum mismatch: the file is corrupted");
+  }
+  parsed_file parsed = parse_prefix(prefix, l);
+  parsed.payload = payload;
+  return parsed;
 }
 
 template <class F>
@@ -260,6 +286,51 @@ std::vector<std::byte> serialize(const F& filter) {
   if (!img.payload.empty())
     std::memcpy(out.data() + prefix_size, img.payload.data(), img.payload.size());
   return out;
+}
+
+// The bytes serialize() writes before the payload (header, parameters, padding), without copying
+// the payload: serialize(f) is these followed by serialized_payload(f). For writers that send a
+// large filter in pieces (a database's dump, a network stream) rather than as one copy.
+template <class F>
+std::vector<std::byte> serialize_prefix(const F& filter) {
+  return detail::encode_prefix(filter.image());
+}
+template <class F>
+std::span<const std::byte> serialized_payload(const F& filter) {
+  return filter.image().payload;
+}
+
+// What an image's header says, read without its payload.
+struct image_info {
+  filter_kind kind;
+  hasher hash;
+  std::uint64_t element_count;
+  std::uint64_t payload_offset;  // the size of the prefix: header, parameters, padding
+  std::uint64_t payload_size;
+  std::uint64_t file_size;
+};
+
+// Checks every header and parameter-block field that needs no payload and describes the image.
+// `prefix`: the image's first bytes, at least up to its payload (serialize_prefix's bytes are
+// exactly that). The checksum, which covers the payload, and the kind's own parameter checks are
+// left to deserialize() or image_reader. Throws format_error.
+inline image_info inspect_prefix(std::span<const std::byte> prefix) {
+  if (prefix.size() < header_bytes) {
+    if (std::memcmp(prefix.data(), format_magic, std::min(prefix.size(), sizeof format_magic)) !=
+        0) {
+      detail::fail("not a bloomery filter image (bad magic)");
+    }
+    detail::fail("image prefix of " + std::to_string(prefix.size()) +
+                 " bytes is shorter than the " + std::to_string(header_bytes) + "-byte header");
+  }
+  detail::check_magic_and_version(prefix.data());
+  const detail::image_layout l = detail::check_layout(prefix.data());
+  if (prefix.size() < l.payload_offset) {
+    detail::fail("image prefix of " + std::to_string(prefix.size()) + " bytes ends before its " +
+                 "payload at " + std::to_string(l.payload_offset));
+  }
+  const detail::parsed_file p = detail::parse_prefix(prefix.first(l.payload_offset), l);
+  return {p.kind, p.hash, p.element_count, l.payload_offset, l.payload_size, l.file_size};
 }
 
 // Rebuilds a filter from serialize()'s bytes; throws format_error on any malformed input.

@@ -34,7 +34,11 @@ class filter_file {
   static Derived from_image(const parsed_file& f) {
     // Copied before read_meta validates it: a serialized filter may sit at any offset of the
     // caller's buffer, and read_meta reads the payload as 64-bit words, which must be aligned.
-    bit_array storage = bit_array::from_bytes(f.payload);
+    return from_storage(f, bit_array::from_bytes(f.payload));
+  }
+  // The filter over `storage`, which already holds f's payload (f.payload's bytes are ignored):
+  // image_reader reads a payload straight into it, so loading needs no second copy.
+  static Derived from_storage(const parsed_file& f, bit_array storage) {
     parsed_file aligned = f;
     aligned.payload = std::as_bytes(storage.words()).first(f.payload.size());
     auto meta = Derived::read_meta(aligned);
