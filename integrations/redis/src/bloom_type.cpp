@@ -28,13 +28,17 @@ constexpr const char* err_unknown_argument = "Unknown argument received";
 using add_result = bloom_value::add_result;
 using chunk_result = bloom_value::chunk_result;
 
-// Stores a new filter of `shape` in the (empty, writable) key, or replies the reason and returns
-// null. A capacity whose memory cannot be had is an error reply, never an abort.
-bloom_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, const bloom_shape& shape) {
+// Stores a new filter of `shape` in the (empty, writable) key `name`, or replies the reason and
+// returns null. A capacity whose memory cannot be had is an error reply, never an abort; but a
+// server that follows a master has to hold what the master holds (cannot_follow_master).
+bloom_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                           const bloom_shape& shape) {
+  const memory_check check = memory_check_for(ctx);
   std::unique_ptr<bloom_value> v;
   try {
-    v = std::make_unique<bloom_value>(shape);
+    v = std::make_unique<bloom_value>(shape, check);
   } catch (const std::bad_alloc&) {
+    if (check == memory_check::none) cannot_follow_master(ctx, "a BF filter's creation", name);
     RedisModule_ReplyWithError(ctx, err_no_memory);
     return nullptr;
   } catch (const std::exception& e) {
@@ -95,7 +99,7 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, err_item_exists);
   }
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
-  if (create_filter(ctx, key.get(), shape) == nullptr) return redis_ok;
+  if (create_filter(ctx, key.get(), argv[1], shape) == nullptr) return redis_ok;
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
@@ -111,17 +115,21 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
   bool changed = false;
   if (v == nullptr) {
     if (!create) return RedisModule_ReplyWithError(ctx, err_not_found);
-    v = create_filter(ctx, key.get(), shape);
+    v = create_filter(ctx, key.get(), name, shape);
     if (v == nullptr) return redis_ok;
     changed = true;
   } else if (!v->complete()) {
     return RedisModule_ReplyWithError(ctx, err_restoring);
   }
   if (array) RedisModule_ReplyWithArray(ctx, postponed_length);
+  const memory_check check = memory_check_for(ctx);
   long replies = 0;
   for (RedisModuleString* item : items) {
     ++replies;
-    const add_result r = v->add(view_of(item));
+    const add_result r = v->add(view_of(item), check);
+    if (r == add_result::no_memory && check == memory_check::none) {
+      cannot_follow_master(ctx, "a BF filter's growth", name);
+    }
     if (r == add_result::added || r == add_result::present) {
       changed |= r == add_result::added;
       RedisModule_ReplyWithLongLong(ctx, r == add_result::added ? 1 : 0);
@@ -338,11 +346,13 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (v == nullptr) {
     if (*iter != 1) return RedisModule_ReplyWithError(ctx, err_not_found);
     std::unique_ptr<bloom_value> restored;
+    const memory_check check = memory_check_for(ctx);
     try {
-      restored = bloom_value::restore_from_header(data);
+      restored = bloom_value::restore_from_header(data, check);
     } catch (const bad_dump&) {
       return RedisModule_ReplyWithError(ctx, err_bad_data);
     } catch (const std::bad_alloc&) {
+      if (check == memory_check::none) cannot_follow_master(ctx, "BF.LOADCHUNK", argv[1]);
       return RedisModule_ReplyWithError(ctx, err_no_memory);
     }
     if (RedisModule_ModuleTypeSetValue(key.get(), bloom_type, restored.get()) != redis_ok) {
@@ -361,8 +371,9 @@ int bf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     case chunk_result::rejected:
       return RedisModule_ReplyWithError(ctx, err_bad_data);
     case chunk_result::corrupt:
+      // Replicas and the AOF get the effect, not a chunk that fails there as well.
       RedisModule_DeleteKey(key.get());
-      RedisModule_ReplicateVerbatim(ctx);
+      RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
       return RedisModule_ReplyWithError(ctx, err_bad_data);
     case chunk_result::accepted:
     case chunk_result::completed:

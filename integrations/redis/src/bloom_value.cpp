@@ -5,7 +5,6 @@
 
 #include <bloomery/bloom_filter.hpp>
 #include <bloomery/errors.hpp>
-#include <bloomery/format.hpp>
 #include <bloomery/kinds.hpp>
 
 #include "memory_guard.hpp"
@@ -13,15 +12,14 @@
 namespace bloomery_redis {
 namespace {
 
-constexpr dump_kind bf_dump = {{'B', 'L', 'M', 'R', 'Y', '-', 'B', 'F'},
-                               static_cast<std::uint32_t>(bloomery::filter_kind::scalable_bloom)};
+constexpr dump_kind bf_dump = {{'B', 'L', 'M', 'R', 'Y', '-', 'B', 'F'}};
 constexpr std::uint32_t flag_nonscaling = 1;
 
 // The per-sub-filter record bloomery keeps beside the bits (six 8-byte fields).
 constexpr std::size_t sub_filter_record_bytes = 48;
 
-void reserve_or_throw(std::uint64_t bytes) {
-  if (!memory_available(bytes)) {
+void reserve_or_throw(memory_check check, std::uint64_t bytes) {
+  if (!may_allocate(check, bytes)) {
     throw bloomery::allocation_error(bytes, "a filter (more than the memory available)");
   }
 }
@@ -63,7 +61,8 @@ single_layer_bound bound_for_single_layer(double error_rate) {
   return nearest.value_or(single_layer_bound{error_rate, 0.5});
 }
 
-bloom_value::bloom_value(const bloom_shape& shape) : nonscaling_(shape.nonscaling) {
+bloom_value::bloom_value(const bloom_shape& shape, memory_check check)
+    : nonscaling_(shape.nonscaling) {
   bloomery::target t{shape.capacity, shape.error_rate};
   bloomery::scalable_options o{.growth = static_cast<double>(shape.expansion), .tightening = 0.5};
   if (shape.nonscaling) {
@@ -71,11 +70,11 @@ bloom_value::bloom_value(const bloom_shape& shape) : nonscaling_(shape.nonscalin
     t.fpr = b.fpr;
     o = {.growth = 1.0, .tightening = b.tightening};
   }
-  reserve_or_throw(bloomery::scalable_bloom_filter::plan(t, o).bytes);
+  reserve_or_throw(check, bloomery::scalable_bloom_filter::plan(t, o).bytes);
   filter_.emplace(t, o);
 }
 
-bloom_value::add_result bloom_value::add(std::string_view item) {
+bloom_value::add_result bloom_value::add(std::string_view item, memory_check check) {
   bloomery::scalable_bloom_filter& f = *filter_;
   const bloomery::bloom_filter::view newest = f.sub_filter(f.sub_filter_count() - 1);
   if (newest.inserted() >= newest.capacity()) {
@@ -84,37 +83,35 @@ bloom_value::add_result bloom_value::add(std::string_view item) {
     if (f.may_contain(item)) return add_result::present;
     if (nonscaling_) return add_result::full;
     const std::uint64_t next = next_sub_filter_bytes(f);
-    if (next != 0 && !memory_available(f.size_in_bytes() + next)) return add_result::cannot_grow;
+    if (next != 0 && !may_allocate(check, f.size_in_bytes() + next)) return add_result::no_memory;
   }
   try {
     return f.insert(item) ? add_result::added : add_result::present;
   } catch (const std::length_error&) {
     return add_result::cannot_grow;
   } catch (const std::bad_alloc&) {
-    return add_result::cannot_grow;
+    return add_result::no_memory;
   }
 }
 
 std::vector<std::byte> bloom_value::dump_header() const {
   const std::uint32_t flags = nonscaling_ ? flag_nonscaling : 0;
   if (!complete()) return make_header_chunk(bf_dump, flags, restore_->image_prefix());
-  // bloomery's public API gives the image whole; the payload part is dropped again here.
-  return make_header_chunk(
-      bf_dump, flags,
-      image_prefix_of(bloomery::serialize(*filter_), filter_->words().size_bytes()));
+  return header_chunk_of(bf_dump, flags, *filter_);
 }
 
 std::span<const std::byte> bloom_value::dump_payload() const {
-  if (complete()) return std::as_bytes(filter_->words());
+  if (complete()) return bloomery::serialized_payload(*filter_);
   return restore_->payload();
 }
 
-std::unique_ptr<bloom_value> bloom_value::restore_from_header(std::span<const std::byte> header) {
-  dump_restore restore(bf_dump, header);
-  if ((restore.word() & ~flag_nonscaling) != 0) throw bad_dump("unknown dump flags");
+std::unique_ptr<bloom_value> bloom_value::restore_from_header(std::span<const std::byte> header,
+                                                              memory_check check) {
+  const std::uint32_t flags = read_header_chunk(bf_dump, header).word;
+  if ((flags & ~flag_nonscaling) != 0) throw bad_dump("unknown dump flags");
   std::unique_ptr<bloom_value> v(new bloom_value());
-  v->nonscaling_ = (restore.word() & flag_nonscaling) != 0;
-  v->restore_.emplace(std::move(restore));
+  v->nonscaling_ = (flags & flag_nonscaling) != 0;
+  v->restore_ = std::make_unique<restore_type>(bf_dump, header, check);
   return v;
 }
 
@@ -122,11 +119,11 @@ bloom_value::chunk_result bloom_value::restore_chunk(std::uint64_t offset,
                                                      std::span<const std::byte> data) {
   if (complete()) return chunk_result::rejected;
   switch (restore_->add_chunk(offset, data)) {
-    case dump_restore::chunk_result::rejected:
+    case restore_type::chunk_result::rejected:
       return chunk_result::rejected;
-    case dump_restore::chunk_result::accepted:
+    case restore_type::chunk_result::accepted:
       return chunk_result::accepted;
-    case dump_restore::chunk_result::completed:
+    case restore_type::chunk_result::completed:
       break;
   }
   return finish_restore() ? chunk_result::completed : chunk_result::corrupt;
@@ -135,8 +132,8 @@ bloom_value::chunk_result bloom_value::restore_chunk(std::uint64_t offset,
 bool bloom_value::finish_restore() {
   std::optional<bloomery::scalable_bloom_filter> f;
   try {
-    f.emplace(bloomery::deserialize<bloomery::scalable_bloom_filter>(restore_->image()));
-  } catch (const bloomery::format_error&) {
+    f.emplace(restore_->finish());
+  } catch (const bad_dump&) {
     return false;
   }
   const bloomery::scalable_options& o = f->options();
@@ -150,8 +147,16 @@ bool bloom_value::finish_restore() {
   return true;
 }
 
+std::unique_ptr<bloom_value> bloom_value::copy() const {
+  if (!complete()) return nullptr;
+  std::unique_ptr<bloom_value> v(new bloom_value());
+  v->nonscaling_ = nonscaling_;
+  v->filter_ = filter_;
+  return v;
+}
+
 std::size_t bloom_value::memory_usage() const noexcept {
-  if (!complete()) return sizeof(*this) + restore_->bytes_held();
+  if (!complete()) return sizeof(*this) + sizeof(restore_type) + restore_->bytes_held();
   return sizeof(*this) + filter_->size_in_bytes() +
          filter_->sub_filter_count() * sub_filter_record_bytes;
 }

@@ -22,6 +22,7 @@
 #include <bloomery/scalable_bloom_filter.hpp>
 
 #include "dump.hpp"
+#include "memory_guard.hpp"
 
 namespace bloomery_redis {
 
@@ -49,14 +50,16 @@ single_layer_bound bound_for_single_layer(double error_rate);
 
 class bloom_value {
  public:
-  enum class add_result { added, present, full, cannot_grow };
+  enum class add_result { added, present, full, cannot_grow, no_memory };
 
   // An empty filter; throws what bloomery throws for a shape it cannot build (std::bad_alloc,
-  // std::invalid_argument, std::length_error).
-  explicit bloom_value(const bloom_shape& shape);
-  // A key being restored from a dump's header chunk; throws bad_dump, or std::bad_alloc when the
-  // image it announces cannot be reserved.
-  static std::unique_ptr<bloom_value> restore_from_header(std::span<const std::byte> header);
+  // std::invalid_argument, std::length_error), and bloomery::allocation_error when `check`
+  // refuses its memory.
+  explicit bloom_value(const bloom_shape& shape, memory_check check = memory_check::admission);
+  // A key being restored from a dump's header chunk, its storage allocated; throws bad_dump, or
+  // std::bad_alloc when the filter's memory is more than `check` lets it have.
+  static std::unique_ptr<bloom_value> restore_from_header(std::span<const std::byte> header,
+                                                          memory_check check);
 
   bool complete() const noexcept { return filter_.has_value(); }
   bool nonscaling() const noexcept { return nonscaling_; }
@@ -64,11 +67,12 @@ class bloom_value {
 
   // BF.ADD on a complete filter: RedisBloom's answers, and for a NONSCALING filter holding its
   // capacity, `full` unless the item is already present. `cannot_grow` when bloomery cannot add a
-  // sub-filter (64 exist, or memory ran out); the filter is then unchanged.
-  add_result add(std::string_view item);
+  // sub-filter (64 exist), `no_memory` when the sub-filter's memory cannot be had or `check`
+  // refuses it; the filter is then unchanged.
+  add_result add(std::string_view item, memory_check check);
 
   // The header chunk and the payload of this value's dump (the payload received so far while
-  // restoring).
+  // restoring), from the filter's fields and words: no copy of the filter.
   std::vector<std::byte> dump_header() const;
   std::span<const std::byte> dump_payload() const;
   // While restoring: payload bytes at `offset`, which must be where the received bytes end.
@@ -77,6 +81,9 @@ class bloom_value {
   // last chunk, but the image is not (the caller deletes the key). Throws std::bad_alloc.
   enum class chunk_result { accepted, completed, rejected, corrupt };
   chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
+
+  // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
+  std::unique_ptr<bloom_value> copy() const;
 
   // Bytes this value holds: the filter's bit arrays and its bookkeeping (MEMORY USAGE, BF.INFO).
   std::size_t memory_usage() const noexcept;
@@ -87,7 +94,8 @@ class bloom_value {
 
   bool nonscaling_ = false;
   std::optional<bloomery::scalable_bloom_filter> filter_;
-  std::optional<dump_restore> restore_;  // while restoring
+  using restore_type = dump_restore<bloomery::scalable_bloom_filter>;
+  std::unique_ptr<restore_type> restore_;  // while restoring (its reader is large)
 };
 
 }  // namespace bloomery_redis

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "memory_guard.hpp"
 #include "redis_api.hpp"
 
 namespace bloomery_redis {
@@ -63,6 +65,37 @@ inline std::optional<double> to_double(const RedisModuleString* s) {
   double v = 0;
   if (RedisModule_StringToDouble(s, &v) != redis_ok) return std::nullopt;
   return v;
+}
+
+// Whether what runs in `ctx` follows a master rather than a client: a command the master
+// replicated, an RDB or AOF being loaded, or anything on a read-only replica (where only the
+// master writes; RESTORE's and COPY's callbacks do not see which client called them).
+inline bool follows_master(RedisModuleCtx* ctx) {
+  const int flags = RedisModule_GetContextFlags(ctx);
+  return (flags & (ctx_flags_replicated | ctx_flags_loading)) != 0 ||
+         ((flags & ctx_flags_slave) != 0 && (flags & ctx_flags_readonly) != 0);
+}
+inline memory_check memory_check_for(RedisModuleCtx* ctx) {
+  return follows_master(ctx) ? memory_check::none : memory_check::admission;
+}
+// For callbacks that get no context (COPY's): the server-wide flags of a detached one.
+inline memory_check memory_check_for_server() {
+  RedisModuleCtx* ctx = RedisModule_GetThreadSafeContext(nullptr);
+  const memory_check check = memory_check_for(ctx);
+  RedisModule_FreeThreadSafeContext(ctx);
+  return check;
+}
+
+// A write the master made that this server cannot make for want of memory: going on would leave
+// a replica (or a server replaying its AOF) answering from another filter than its master's, or
+// from none, so it stops, as Redis stops when an allocation fails.
+[[noreturn]] inline void cannot_follow_master(RedisModuleCtx* ctx, const char* command,
+                                              const RedisModuleString* key) {
+  RedisModule_Log(ctx, "warning",
+                  "bloomery-redis: cannot apply %s to key '%s' as its master did: its memory "
+                  "cannot be had here; stopping rather than diverge from the master",
+                  command, RedisModule_StringPtrLen(key, nullptr));
+  std::abort();
 }
 
 // An open key, closed when the handle goes out of scope (the module does not use auto memory).

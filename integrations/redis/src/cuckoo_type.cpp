@@ -34,15 +34,19 @@ constexpr const char* err_chunk = "Couldn't load chunk!";
 using add_result = cuckoo_value::add_result;
 using chunk_result = cuckoo_value::chunk_result;
 
-// Stores a new filter of `shape` in the (empty, writable) key, or replies the reason and returns
-// null. A capacity whose memory cannot be had is an error reply, never an abort; so is one past
-// bloomery's 2^48 keys, which no machine has the memory for either.
-cuckoo_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, cuckoo_shape shape) {
+// Stores a new filter of `shape` in the (empty, writable) key `name`, or replies the reason and
+// returns null. A capacity whose memory cannot be had is an error reply, never an abort; so is one
+// past bloomery's 2^48 keys, which no machine has the memory for either. A server that follows a
+// master has to hold what the master holds (cannot_follow_master).
+cuckoo_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                            cuckoo_shape shape) {
   shape.fingerprint_bits = new_fingerprint_bits;
+  const memory_check check = memory_check_for(ctx);
   std::unique_ptr<cuckoo_value> v;
   try {
-    v = std::make_unique<cuckoo_value>(shape);
+    v = std::make_unique<cuckoo_value>(shape, check);
   } catch (const std::bad_alloc&) {
+    if (check == memory_check::none) cannot_follow_master(ctx, "a CF filter's creation", name);
     RedisModule_ReplyWithError(ctx, err_no_memory);
     return nullptr;
   } catch (const std::invalid_argument&) {
@@ -129,7 +133,7 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, err_item_exists);
   }
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
-  if (create_filter(ctx, key.get(), shape) == nullptr) return redis_ok;
+  if (create_filter(ctx, key.get(), argv[1], shape) == nullptr) return redis_ok;
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
@@ -148,15 +152,19 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
     if (!create) return RedisModule_ReplyWithError(ctx, err_not_found);
     cuckoo_shape shape;
     shape.capacity = capacity;
-    v = create_filter(ctx, key.get(), shape);
+    v = create_filter(ctx, key.get(), name, shape);
     if (v == nullptr) return redis_ok;
     changed = true;
   } else if (!v->complete()) {
     return RedisModule_ReplyWithError(ctx, err_restoring);
   }
   if (array) RedisModule_ReplyWithArray(ctx, static_cast<long>(items.size()));
+  const memory_check check = memory_check_for(ctx);
   for (RedisModuleString* item : items) {
-    const add_result r = v->add(view_of(item), unique);
+    const add_result r = v->add(view_of(item), unique, check);
+    if (r == add_result::no_memory && check == memory_check::none) {
+      cannot_follow_master(ctx, "a CF filter's growth", name);
+    }
     changed |= r == add_result::added;
     if (r == add_result::added || r == add_result::present) {
       RedisModule_ReplyWithLongLong(ctx, r == add_result::added ? 1 : 0);
@@ -357,11 +365,13 @@ int cf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (*iter == 1) {
     if (v != nullptr) return RedisModule_ReplyWithError(ctx, err_item_exists);
     std::unique_ptr<cuckoo_value> restored;
+    const memory_check check = memory_check_for(ctx);
     try {
-      restored = cuckoo_value::restore_from_header(data);
+      restored = cuckoo_value::restore_from_header(data, check);
     } catch (const bad_dump&) {
       return RedisModule_ReplyWithError(ctx, err_header);
     } catch (const std::bad_alloc&) {
+      if (check == memory_check::none) cannot_follow_master(ctx, "CF.LOADCHUNK", argv[1]);
       return RedisModule_ReplyWithError(ctx, err_no_memory);
     }
     if (RedisModule_ModuleTypeSetValue(key.get(), cuckoo_type, restored.get()) != redis_ok) {
@@ -381,8 +391,9 @@ int cf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     case chunk_result::rejected:
       return RedisModule_ReplyWithError(ctx, err_chunk);
     case chunk_result::corrupt:
+      // Replicas and the AOF get the effect, not a chunk that fails there as well.
       RedisModule_DeleteKey(key.get());
-      RedisModule_ReplicateVerbatim(ctx);
+      RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
       return RedisModule_ReplyWithError(ctx, err_chunk);
     case chunk_result::accepted:
     case chunk_result::completed:

@@ -21,6 +21,7 @@
 #include <bloomery/scalable_cuckoo_filter.hpp>
 
 #include "dump.hpp"
+#include "memory_guard.hpp"
 
 namespace bloomery_redis {
 
@@ -51,20 +52,22 @@ class cuckoo_value {
   // had); the last two change nothing.
   enum class add_result { added, present, full, no_memory };
 
-  // An empty filter; throws bloomery::allocation_error when its memory cannot be had, and
-  // std::invalid_argument for a shape bloomery cannot build (a capacity past 2^48).
-  explicit cuckoo_value(const cuckoo_shape& shape);
-  // A key being restored from a dump's header chunk; throws bad_dump, or std::bad_alloc when the
-  // image it announces cannot be had.
-  static std::unique_ptr<cuckoo_value> restore_from_header(std::span<const std::byte> header);
+  // An empty filter; throws bloomery::allocation_error when its memory cannot be had or `check`
+  // refuses it, and std::invalid_argument for a shape bloomery cannot build (a capacity past
+  // 2^48).
+  explicit cuckoo_value(const cuckoo_shape& shape, memory_check check = memory_check::admission);
+  // A key being restored from a dump's header chunk, its storage allocated; throws bad_dump, or
+  // std::bad_alloc when the filter's memory is more than `check` lets it have.
+  static std::unique_ptr<cuckoo_value> restore_from_header(std::span<const std::byte> header,
+                                                           memory_check check);
 
   bool complete() const noexcept { return filter_.has_value(); }
   std::uint32_t bucket_size() const noexcept { return bucket_size_; }
   const bloomery::scalable_cuckoo_filter& filter() const { return *filter_; }
 
   // CF.ADD (`unique` false: always stores the item) and CF.ADDNX (`unique`: only when it is not
-  // possibly present already), on a complete filter.
-  add_result add(std::string_view item, bool unique);
+  // possibly present already), on a complete filter; `check` judges a new sub-filter's memory.
+  add_result add(std::string_view item, bool unique, memory_check check);
   // CF.DEL: true when a copy of the item's fingerprint was removed.
   bool remove(std::string_view item) noexcept;
 
@@ -73,6 +76,9 @@ class cuckoo_value {
   // While restoring: as bloom_value::restore_chunk.
   enum class chunk_result { accepted, completed, rejected, corrupt };
   chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
+
+  // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
+  std::unique_ptr<cuckoo_value> copy() const;
 
   // Bytes this value holds: the tables and the per-sub-filter bookkeeping (MEMORY USAGE, Size).
   std::size_t memory_usage() const noexcept;
@@ -83,7 +89,8 @@ class cuckoo_value {
 
   std::uint32_t bucket_size_ = cf_default_bucket_size;
   std::optional<bloomery::scalable_cuckoo_filter> filter_;
-  std::optional<dump_restore> restore_;  // while restoring
+  using restore_type = dump_restore<bloomery::scalable_cuckoo_filter>;
+  std::unique_ptr<restore_type> restore_;  // while restoring (its reader is large)
 };
 
 }  // namespace bloomery_redis

@@ -8,17 +8,30 @@
 //                8  4  u32 version (1)
 //                12 4  u32 a word of the type's own (BF: flags; CF: the BUCKETSIZE given)
 //                16 8  u64 check: bloomery's hash of bytes 0..16 and the image prefix
+//
+// Memory: a dump is written from the filter's own fields and words, never from a copy, and a
+// restore reads the payload straight into the new filter's storage (bloomery::image_reader), so
+// neither holds more than one filter (docs/reliability.md, "Memory discipline").
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include <bloomery/errors.hpp>
+#include <bloomery/format.hpp>
+#include <bloomery/image_reader.hpp>
+
+#include "memory_guard.hpp"
 
 namespace bloomery_redis {
 
-// The most payload bytes one SCANDUMP reply or AOF command carries (RedisBloom's 16 MiB).
+// The most payload bytes one SCANDUMP reply, AOF command or RDB string carries (RedisBloom's
+// 16 MiB).
 inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t{16} << 20;
 
 // A dump or chunk this module did not write, or one damaged on the way.
@@ -30,45 +43,91 @@ class bad_dump : public std::runtime_error {
 // What tells one type's dumps from another's.
 struct dump_kind {
   char magic[8];
-  std::uint32_t image_kind;  // the bloomery file kind the image must hold
 };
 
 // The header chunk of a dump: the dump header, then `image_prefix`.
 std::vector<std::byte> make_header_chunk(const dump_kind& kind, std::uint32_t word,
                                          std::span<const std::byte> image_prefix);
 
-// bloomery's image of a filter cut before its payload, which must be `payload_bytes` long (the
-// filter's words, which the dump sends straight from memory).
-std::vector<std::byte> image_prefix_of(std::vector<std::byte> image, std::size_t payload_bytes);
+// The header chunk of `filter`'s dump, from its fields (the payload is not copied).
+template <class F>
+std::vector<std::byte> header_chunk_of(const dump_kind& kind, std::uint32_t word, const F& filter) {
+  return make_header_chunk(kind, word, bloomery::serialize_prefix(filter));
+}
 
-// A dump being received: the header chunk checked, the payload collected chunk by chunk.
+// A header chunk's parts, its dump header checked (magic, version, check).
+struct header_chunk {
+  std::uint32_t word;
+  std::span<const std::byte> image_prefix;
+};
+header_chunk read_header_chunk(const dump_kind& kind, std::span<const std::byte> chunk);
+
+// A dump being received: the header chunk checked, the payload read chunk by chunk into the
+// storage of the filter it becomes.
+template <class F>
 class dump_restore {
  public:
-  // Checks the header chunk. Throws bad_dump, or bloomery::allocation_error when the memory for
-  // the image and the filter built from it cannot be had.
-  dump_restore(const dump_kind& kind, std::span<const std::byte> header);
+  // Checks the header chunk and allocates the filter's storage. Throws bad_dump, or
+  // bloomery::allocation_error when the storage is more than `check` lets it have.
+  dump_restore(const dump_kind& kind, std::span<const std::byte> header, memory_check check) {
+    const header_chunk h = read_header_chunk(kind, header);
+    bloomery::image_info info;
+    try {
+      info = bloomery::inspect_prefix(h.image_prefix);
+    } catch (const bloomery::format_error& e) {
+      throw bad_dump(e.what());
+    }
+    if (info.kind != F::kind) throw bad_dump("image holds another kind of filter");
+    if (info.payload_offset != h.image_prefix.size()) {
+      throw bad_dump("header chunk length does not match the image's payload offset");
+    }
+    if (info.payload_size == 0) throw bad_dump("image has no payload");
+    if (!may_allocate(check, info.payload_size)) {
+      throw bloomery::allocation_error(info.payload_size,
+                                       "a filter (more than the memory available)");
+    }
+    word_ = h.word;
+    prefix_.assign(h.image_prefix.begin(), h.image_prefix.end());
+    try {
+      reader_.emplace(prefix_);
+    } catch (const bloomery::format_error& e) {
+      throw bad_dump(e.what());
+    }
+  }
 
   std::uint32_t word() const noexcept { return word_; }
   // Payload bytes at `offset`, which must be where the received bytes end. `rejected`: not the
-  // next chunk, or longer than what is missing (nothing changed); `completed`: the image is whole
-  // (not yet checked: the caller builds its filter from image()).
+  // next chunk, or longer than what is missing (nothing changed); `completed`: the payload is
+  // whole (not yet checked: finish() does).
   enum class chunk_result { accepted, completed, rejected };
-  chunk_result add_chunk(std::uint64_t offset, std::span<const std::byte> data);
+  chunk_result add_chunk(std::uint64_t offset, std::span<const std::byte> data) {
+    if (offset != reader_->received().size() || data.empty() ||
+        data.size() > reader_->payload_size() - offset) {
+      return chunk_result::rejected;
+    }
+    reader_->append(data);
+    return reader_->complete() ? chunk_result::completed : chunk_result::accepted;
+  }
+  // The filter, once complete; throws bad_dump when the image fails bloomery's checks.
+  F finish() {
+    try {
+      return reader_->finish();
+    } catch (const bloomery::format_error& e) {
+      throw bad_dump(e.what());
+    }
+  }
 
-  std::span<const std::byte> image() const noexcept { return image_; }
-  std::span<const std::byte> image_prefix() const noexcept {
-    return std::span(image_).first(static_cast<std::size_t>(payload_offset_));
+  std::span<const std::byte> image_prefix() const noexcept { return prefix_; }
+  std::span<const std::byte> payload() const noexcept { return reader_->received(); }
+  // The storage is allocated whole when the header arrives.
+  std::size_t bytes_held() const noexcept {
+    return prefix_.size() + static_cast<std::size_t>(reader_->payload_size());
   }
-  std::span<const std::byte> payload() const noexcept {
-    return std::span(image_).subspan(static_cast<std::size_t>(payload_offset_));
-  }
-  std::size_t bytes_held() const noexcept { return image_.size(); }
 
  private:
   std::uint32_t word_ = 0;
-  std::vector<std::byte> image_;  // the bytes received so far
-  std::uint64_t image_size_ = 0;
-  std::uint64_t payload_offset_ = 0;
+  std::vector<std::byte> prefix_;
+  std::optional<bloomery::image_reader<F>> reader_;
 };
 
 }  // namespace bloomery_redis

@@ -1,5 +1,8 @@
 #include "memory_guard.hpp"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -71,10 +74,34 @@ std::uint64_t cgroup_available() {
   return left;
 }
 
+// What is left of the address-space limit (ulimit -v, prlimit --as): the limit less the mapped
+// size, /proc/self/statm's first field. Conservative: address space jemalloc keeps after a free
+// counts as used, though it will serve the next allocation.
+std::uint64_t address_space_available() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return unknown;
+  const std::optional<std::uint64_t> pages = read_number("/proc/self/statm");
+  if (!pages) return unknown;
+  const std::uint64_t mapped = *pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return limit.rlim_cur > mapped ? limit.rlim_cur - mapped : 0;
+}
+
+double headroom = default_memory_headroom;
+
 }  // namespace
 
 std::uint64_t available_memory_bytes() {
-  return std::min(meminfo_available(), cgroup_available());
+  return std::min({meminfo_available(), cgroup_available(), address_space_available()});
+}
+
+void set_memory_headroom(double fraction) {
+  headroom = fraction;
+}
+
+bool admits(std::uint64_t bytes) {
+  const std::uint64_t available = available_memory_bytes();
+  if (available == unknown) return true;
+  return static_cast<double>(bytes) <= static_cast<double>(available) * (1.0 - headroom);
 }
 
 }  // namespace bloomery_redis

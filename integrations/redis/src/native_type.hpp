@@ -25,49 +25,79 @@ struct dump_type_callbacks {
   using value = typename Traits::value;
   using chunk_result = typename value::chunk_result;
 
-  // The RDB value (encoding version 1): whether the filter is complete, the dump's header chunk,
-  // and its payload (what was received, for a key still being restored).
-  static constexpr int rdb_encoding = 1;
+  // The RDB value. Encoding 2: whether the filter is complete, the dump's header chunk, the
+  // payload's length (what was received, for a key still being restored), then the payload in
+  // strings of at most max_chunk_bytes, so neither saving nor loading holds a second copy of the
+  // filter. Encoding 1 (bloomery 1.0) had the payload as one string; it still loads.
+  static constexpr int rdb_encoding = 2;
 
   static void rdb_save(RedisModuleIO* io, void* p) {
     const auto* v = static_cast<const value*>(p);
+    std::vector<std::byte> header;
     try {
-      const std::vector<std::byte> header = v->dump_header();
-      const std::span<const std::byte> payload = v->dump_payload();
-      RedisModule_SaveUnsigned(io, v->complete() ? 1 : 0);
-      RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(header.data()), header.size());
-      RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(payload.data()),
-                                   payload.size());
+      header = v->dump_header();
     } catch (const std::exception& e) {
       // A save cannot report failure; out of memory ends the process, as zmalloc does in Redis.
       RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot save a %s value: %s",
                              Traits::label, e.what());
       std::abort();
     }
+    const std::span<const std::byte> payload = v->dump_payload();
+    RedisModule_SaveUnsigned(io, v->complete() ? 1 : 0);
+    RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(header.data()), header.size());
+    RedisModule_SaveUnsigned(io, payload.size());
+    for (std::size_t offset = 0; offset < payload.size();) {
+      const std::size_t length = static_cast<std::size_t>(
+          std::min<std::uint64_t>(max_chunk_bytes, payload.size() - offset));
+      RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(payload.data() + offset),
+                                   length);
+      offset += length;
+    }
+  }
+
+  // The payload's strings into the restore: for encoding 2, its length, then strings that fill
+  // it (each within what is missing); for encoding 1, one string (empty for none). False when one
+  // does not fit or the restore rejects it.
+  static bool load_payload(RedisModuleIO* io, value& v, int encoding) {
+    const auto load_piece = [&](std::uint64_t offset, const redis_buffer& piece) {
+      const chunk_result r = v.restore_chunk(offset, piece.bytes());
+      return r == chunk_result::accepted || r == chunk_result::completed;
+    };
+    if (encoding == 1) {
+      redis_buffer piece;
+      piece.data = RedisModule_LoadStringBuffer(io, &piece.size);
+      return piece.size == 0 || load_piece(0, piece);
+    }
+    const std::uint64_t length = RedisModule_LoadUnsigned(io);
+    for (std::uint64_t offset = 0; offset < length;) {
+      redis_buffer piece;
+      piece.data = RedisModule_LoadStringBuffer(io, &piece.size);
+      if (piece.size == 0 || piece.size > length - offset || !load_piece(offset, piece)) {
+        return false;
+      }
+      offset += piece.size;
+    }
+    return true;
   }
 
   static void* rdb_load(RedisModuleIO* io, int encoding) {
-    if (encoding != rdb_encoding) {
+    if (encoding < 1 || encoding > rdb_encoding) {
       RedisModule_LogIOError(io, "warning", "bloomery-redis: %s value encoding %d is unknown",
                              Traits::label, encoding);
       return nullptr;
     }
     const bool complete = RedisModule_LoadUnsigned(io) == 1;
-    redis_buffer header, payload;
+    redis_buffer header;
     header.data = RedisModule_LoadStringBuffer(io, &header.size);
-    payload.data = RedisModule_LoadStringBuffer(io, &payload.size);
+    // RESTORE from a client is admitted like any new filter; an RDB load or a replica's is not.
+    const memory_check check = memory_check_for(RedisModule_GetContextFromIO(io));
     const char* why = "the dump is damaged";
     try {
-      std::unique_ptr<value> v = value::restore_from_header(header.bytes());
-      const chunk_result r =
-          payload.size == 0 ? chunk_result::accepted : v->restore_chunk(0, payload.bytes());
-      if ((r == chunk_result::accepted || r == chunk_result::completed) &&
-          v->complete() == complete) {
-        return v.release();
-      }
+      std::unique_ptr<value> v = value::restore_from_header(header.bytes(), check);
+      if (load_payload(io, *v, encoding) && v->complete() == complete) return v.release();
     } catch (const bad_dump&) {
     } catch (const std::bad_alloc&) {
-      why = "out of memory";
+      why = check == memory_check::none ? "out of memory" : "more than the memory available";
     }
     RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot load a %s value: %s",
                            Traits::label, why);
@@ -105,11 +135,12 @@ struct dump_type_callbacks {
 
   static void* copy_value(RedisModuleString*, RedisModuleString*, const void* p) {
     const auto* v = static_cast<const value*>(p);
-    if (!memory_available(v->memory_usage())) return nullptr;  // COPY then fails with an error
+    // COPY then fails with an error: for want of memory, or of a key still being restored.
+    if (!may_allocate(memory_check_for_server(), v->memory_usage())) return nullptr;
     try {
-      return new value(*v);
+      return v->copy().release();
     } catch (const std::bad_alloc&) {
-      return nullptr;  // COPY then fails with an error
+      return nullptr;
     }
   }
 

@@ -29,6 +29,11 @@ inline constexpr int open_write = 1 << 1;
 // RedisModule_KeyType results the module distinguishes.
 inline constexpr int keytype_empty = 0;
 inline constexpr int keytype_module = 6;
+// RedisModule_GetContextFlags bits the module reads.
+inline constexpr int ctx_flags_slave = 1 << 3;
+inline constexpr int ctx_flags_readonly = 1 << 4;
+inline constexpr int ctx_flags_replicated = 1 << 12;
+inline constexpr int ctx_flags_loading = 1 << 13;
 // Array length given later with RedisModule_ReplySetArrayLength.
 inline constexpr long postponed_length = -1;
 
@@ -88,6 +93,11 @@ struct type_methods {
   X(int, StringToLongLong, (const RedisModuleString*, long long* out))                         \
   X(int, StringToDouble, (const RedisModuleString*, double* out))                              \
   X(int, ReplicateVerbatim, (RedisModuleCtx*))                                                 \
+  X(int, Replicate, (RedisModuleCtx*, const char* command, const char* format, ...))           \
+  X(int, GetContextFlags, (RedisModuleCtx*))                                                   \
+  X(RedisModuleCtx*, GetContextFromIO, (RedisModuleIO*))                                       \
+  X(RedisModuleCtx*, GetThreadSafeContext, (void* blocked_client))                             \
+  X(void, FreeThreadSafeContext, (RedisModuleCtx*))                                            \
   X(void, SaveUnsigned, (RedisModuleIO*, std::uint64_t))                                       \
   X(std::uint64_t, LoadUnsigned, (RedisModuleIO*))                                             \
   X(void, SaveStringBuffer, (RedisModuleIO*, const char* bytes, std::size_t length))           \
