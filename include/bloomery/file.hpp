@@ -1,9 +1,11 @@
 // The POSIX file layer over format.hpp: crash-safe save, load, and a zero-copy view of a mapped
-// file, plus the two file utilities the library's own I/O is built from (read_file and
-// write_file_atomically), public so that tools and integrations write files the same safe way.
+// file, plus the file utilities the library's own I/O is built from (read_file,
+// write_file_atomically and file_lock), public so that tools and integrations write files the same
+// safe way.
 #pragma once
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include <span>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -178,6 +181,109 @@ inline void write_file_atomically(const std::filesystem::path& path,
   const std::span<const std::byte> parts[] = {bytes};
   write_file_atomically(path, parts, access);
 }
+
+// An exclusive lock on a file for a read-modify-write (load, change, save): writers that each
+// hold it while they read and replace the file run one after another, so none overwrites the
+// others' changes. Advisory: it excludes only writers that take it too (the CLI's add, remove,
+// merge and intersect do); readers never need it, since a save replaces the file by rename and a
+// reader sees the old file or the new one, whole. save() does not take it, so that a caller's
+// read-modify-write can hold it around its own load() and save() (a second lock in the same
+// process would wait for the first); a plain save beside such writers is last-writer-wins.
+//
+// It is a flock(2) on the file itself, re-checked once held: a writer that waited may hold the
+// lock of a file that the writer before it has meanwhile renamed a new one over, so after
+// flock() succeeds it checks that the path still names the file it locked, and otherwise locks
+// the new file. Not a lock file beside the target: that would be a second file whose
+// permissions, owner and lifetime need rules of their own (it could never be deleted safely).
+// Not fcntl(2) record locks: closing any descriptor of the file, as load() does, drops those.
+// Local file systems only: on NFS, Linux emulates flock with record locks.
+//
+// Move-only; the destructor releases the lock. Not for two holders in one process: a second
+// file_lock on the same file waits for the first, forever if that one's thread is the waiter.
+class file_lock {
+ public:
+  // Waits as long as another holder keeps the lock. `path` must name an existing regular file.
+  // Throws std::system_error.
+  explicit file_lock(const std::filesystem::path& path) : path_(path) {
+    while (attempt(/*wait=*/true) != outcome::held) {
+    }
+  }
+
+  // The lock if it can be had within `timeout` (zero: one attempt, no waiting), else nullopt: a
+  // holder kept it that long. Throws std::system_error as the constructor does.
+  static std::optional<file_lock> try_lock_for(const std::filesystem::path& path,
+                                               std::chrono::nanoseconds timeout) {
+    file_lock lock(path, adopt{});
+    // flock() cannot time out, so a bounded wait polls, backing off from 1 ms to 25 ms.
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::chrono::milliseconds pause{1};
+    for (;;) {
+      const outcome o = lock.attempt(/*wait=*/false);
+      if (o == outcome::held) return lock;
+      if (o == outcome::replaced) continue;
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(pause, deadline - now));
+      pause = std::min(pause * 2, std::chrono::milliseconds{25});
+    }
+  }
+
+  file_lock(file_lock&& o) noexcept : path_(std::move(o.path_)), fd_(std::exchange(o.fd_, -1)) {}
+  file_lock& operator=(file_lock&& o) noexcept {
+    if (this != &o) {
+      unlock();
+      path_ = std::move(o.path_);
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+  ~file_lock() { unlock(); }
+
+  // Releases the lock early (closing the descriptor releases it).
+  void unlock() noexcept {
+    if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+  }
+  bool owns_lock() const noexcept { return fd_ >= 0; }
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+ private:
+  struct adopt {};
+  file_lock(const std::filesystem::path& path, adopt) : path_(path) {}
+
+  // busy: another holder has the lock (only when not waiting); replaced: the file we locked is no
+  // longer the one `path_` names, so the lock protects nothing and we try again.
+  enum class outcome { held, busy, replaced };
+
+  outcome attempt(bool wait) {
+    // O_NONBLOCK: opening a FIFO put where the filter should be must not hang.
+    detail::fd_guard f{::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)};
+    if (f.fd < 0) detail::io_fail("cannot open for locking", path_);
+    struct stat held {};
+    if (::fstat(f.fd, &held) != 0) detail::io_fail("cannot stat", path_);
+    if (!S_ISREG(held.st_mode)) {
+      errno = S_ISDIR(held.st_mode) ? EISDIR : EINVAL;
+      detail::io_fail("cannot lock", path_);
+    }
+    while (::flock(f.fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+      if (errno == EWOULDBLOCK && !wait) return outcome::busy;
+      if (errno != EINTR) detail::io_fail("cannot lock", path_);
+    }
+    struct stat now {};
+    if (::stat(path_.c_str(), &now) != 0) {
+      if (errno == ENOENT) return outcome::replaced;  // removed: the next open() reports it
+      detail::io_fail("cannot stat", path_);
+    }
+    if (now.st_dev != held.st_dev || now.st_ino != held.st_ino) return outcome::replaced;
+    unlock();
+    fd_ = std::exchange(f.fd, -1);
+    return outcome::held;
+  }
+
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
 
 namespace detail {
 

@@ -1,5 +1,6 @@
 // bloomery add and bloomery remove: change a filter file in place (crash-safely: the library's
-// save writes a temporary file and renames it over the old one).
+// save writes a temporary file and renames it over the old one), holding the file's lock from the
+// read to the rename so that concurrent writers take turns.
 #include <CLI/CLI.hpp>
 #include <bloomery/bloomery.hpp>
 #include <cstdint>
@@ -19,9 +20,11 @@ namespace {
 struct filter_args {
   std::string file;
   input_args in;
+  lock_args lock;
 };
 
 int cmd_add(const filter_args& a) {
+  const bloomery::file_lock lock = lock_filter(a.file, a.lock);
   bloomery::any_filter f = load_filter(a.file);
   std::uint64_t keys = 0;
   f.visit([&]<class F>(F& x) {
@@ -43,6 +46,7 @@ int cmd_add(const filter_args& a) {
 }
 
 int cmd_remove(const filter_args& a) {
+  const bloomery::file_lock lock = lock_filter(a.file, a.lock);
   bloomery::any_filter f = load_filter(a.file);
   std::uint64_t removed = 0, absent = 0;
   f.visit([&]<class F>(F& x) {
@@ -78,7 +82,10 @@ command register_add(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("add", "add keys to a filter file, in place and crash-safely");
   cmd->add_option("file", a->file, "filter file")->required();
   add_input_options(cmd, a->in);
-  cmd->footer("Examples:\n  bloomery add urls.bloom new-urls.txt\n  echo key | bloomery add f.bf");
+  add_lock_options(cmd, a->lock);
+  cmd->footer(
+      "Examples:\n  bloomery add urls.bloom new-urls.txt\n  echo key | bloomery add f.bf\n"
+      "  bloomery add --wait-seconds 10 shared.bloom batch.txt");
   return {cmd, [a] { return cmd_add(*a); }};
 }
 
@@ -88,6 +95,7 @@ command register_remove(CLI::App& app) {
       app.add_subcommand("remove", "remove keys from a counting or (scalable) cuckoo filter file");
   cmd->add_option("file", a->file, "filter file")->required();
   add_input_options(cmd, a->in);
+  add_lock_options(cmd, a->lock);
   cmd->footer("Examples:\n  bloomery remove sessions.cbf expired.txt");
   return {cmd, [a] { return cmd_remove(*a); }};
 }

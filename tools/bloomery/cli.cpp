@@ -1,6 +1,8 @@
 #include "cli.hpp"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -42,6 +44,38 @@ void save_filter(const bloomery::any_filter& f, const std::string& path) {
   } catch (const std::system_error& e) {
     throw cli_error(strip(e.what()));
   }
+}
+
+// A year: far beyond any real wait, and small enough that its nanoseconds fit in 64 bits.
+constexpr double max_wait_seconds = 365.0 * 24 * 3600;
+
+void add_lock_options(CLI::App* cmd, lock_args& a) {
+  CLI::Option* no_wait = cmd->add_flag(
+      "--no-wait", a.no_wait,
+      "fail at once (exit status 2) if another writer holds the file's lock, instead of waiting");
+  cmd->add_option("--wait-seconds", a.wait_seconds,
+                  "wait at most N seconds for another writer's lock on the file, then fail (exit "
+                  "status 2); default: wait as long as it takes")
+      ->check(CLI::Range(0.0, max_wait_seconds))
+      ->excludes(no_wait);
+}
+
+bloomery::file_lock lock_filter(const std::string& path, const lock_args& a) {
+  try {
+    if (!a.no_wait && !a.wait_seconds) return bloomery::file_lock(path);
+    const double seconds = a.no_wait ? 0.0 : *a.wait_seconds;
+    std::optional<bloomery::file_lock> lock = bloomery::file_lock::try_lock_for(
+        path, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::duration<double>(seconds)));
+    if (lock) return std::move(*lock);
+  } catch (const std::system_error& e) {
+    // The lock is taken by opening the file for reading, so its errors are load_filter's.
+    throw cli_error(quoted(path) + ": cannot read filter file: " + e.code().message());
+  }
+  throw cli_error(
+      quoted(path) + ": another writer holds its lock" +
+      (a.no_wait ? std::string("; not waiting (--no-wait)")
+                 : "; still held after " + fmt_real(*a.wait_seconds) + " s (--wait-seconds)"));
 }
 
 bloomery::hasher parse_seed(const std::string& s) {

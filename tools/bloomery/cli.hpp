@@ -52,6 +52,19 @@ std::string quoted(const std::string& path);
 bloomery::any_filter load_filter(const std::string& path);
 void save_filter(const bloomery::any_filter& f, const std::string& path);
 
+// --no-wait and --wait-seconds N of the commands that replace a filter file (add, remove, merge,
+// intersect): how long to wait while another writer holds the file's lock. Default: as long as
+// it takes.
+struct lock_args {
+  bool no_wait = false;
+  std::optional<double> wait_seconds;
+};
+void add_lock_options(CLI::App* cmd, lock_args& a);
+// The lock on the existing filter file `path`, held from before it is read until after it is
+// replaced, so that concurrent writers take turns instead of overwriting each other's changes.
+// Throws cli_error when the wait `a` allows ends first, or when the file cannot be opened.
+bloomery::file_lock lock_filter(const std::string& path, const lock_args& a);
+
 // --seed: a number (decimal or 0x hex) for a seeded filter, or "random" for a keyed one.
 bloomery::hasher parse_seed(const std::string& s);
 // -n (when given) and -p.

@@ -1,8 +1,11 @@
 // bloomery merge and bloomery intersect: the union or intersection of compatible filter files.
 #include <CLI/CLI.hpp>
 #include <bloomery/bloomery.hpp>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli.hpp"
@@ -16,12 +19,19 @@ constexpr bool combinable =
     Intersect ? bloomery::intersectable_filter<F> : bloomery::mergeable_filter<F>;
 
 template <bool Intersect>
-int cmd_combine(const std::vector<std::string>& inputs, const std::string& out_file) {
+int cmd_combine(const std::vector<std::string>& inputs, const std::string& out_file,
+                const lock_args& lock_wait) {
   const std::string verb = Intersect ? "intersect" : "merge";
   if (inputs.size() < 2) {
     throw cli_error(verb + ": needs at least two input filters, got " +
                     std::to_string(inputs.size()));
   }
+  // An existing output may be an input too (merge -o all.bf all.bf day.bf), a read-modify-write
+  // like add's; a new one has no lock to take, nor earlier contents to lose.
+  std::optional<bloomery::file_lock> lock;
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(out_file, ec))
+    lock.emplace(lock_filter(out_file, lock_wait));
   bloomery::any_filter acc = load_filter(inputs[0]);
   for (std::size_t i = 1; i < inputs.size(); ++i) {
     const bloomery::any_filter next = load_filter(inputs[i]);
@@ -59,13 +69,15 @@ command register_combine(CLI::App& app, const char* name, const char* descriptio
   struct combine_args {
     std::vector<std::string> inputs;
     std::string out;
+    lock_args lock;
   };
   auto a = std::make_shared<combine_args>();
   CLI::App* cmd = app.add_subcommand(name, description);
   cmd->add_option("-o,--output", a->out, "the filter file to write")->required();
   cmd->add_option("inputs", a->inputs, "two or more filter files")->required();
+  add_lock_options(cmd, a->lock);
   cmd->footer(std::string("Examples:\n  ") + example);
-  return {cmd, [a] { return cmd_combine<Intersect>(a->inputs, a->out); }};
+  return {cmd, [a] { return cmd_combine<Intersect>(a->inputs, a->out, a->lock); }};
 }
 
 }  // namespace
