@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <bloomery/any_filter.hpp>
+#include <bloomery/bip37.hpp>
 #include <bloomery/lsm/sstable.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -239,6 +240,31 @@ void static_inputs() {
   write("static_build", "duplicates_keyed", dups);
 }
 
+// bip37_parse: filterload bodies, valid ones of every shape and a few the parser must refuse.
+void bip37_inputs() {
+  const auto put = [](const std::string& name, const std::vector<std::uint8_t>& body) {
+    bytes b;
+    for (const std::uint8_t x : body) b.push_back(std::byte{x});
+    write("bip37_parse", name, b);
+  };
+  const auto filter = [](std::uint32_t n, double p, std::uint32_t tweak, bip37_update flags,
+                         int keys) {
+    bip37_filter f(target{n, p}, tweak, flags);
+    for (int i = 0; i < keys; ++i) f.insert("key" + std::to_string(i));
+    return f.serialize();
+  };
+  // Bitcoin Core's bloom_create_insert_serialize vector: 3 bytes, 5 hash functions.
+  put("core_vector", {0x03, 0x61, 0x4e, 0x9b, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x01});
+  put("empty_filter", bip37_filter(bip37_parameters{0, 0}).serialize());
+  put("no_hash_funcs", bip37_filter(bip37_parameters{8, 0}).serialize());
+  put("max_hash_funcs", bip37_filter(bip37_parameters{16, 50}, 7, bip37_update::all).serialize());
+  put("tweaked_p2pubkey", filter(20, 0.01, 0xdeadbeef, bip37_update::p2pubkey_only, 20));
+  put("three_byte_length", filter(300, 0.001, 1, bip37_update::none, 100));
+  put("noncanonical_length", {0xfd, 0x03, 0x00, 0xff, 0xff, 0xff, 5, 0, 0, 0, 0, 0, 0, 0, 0});
+  put("over_max_bytes", {0xfd, 0xa1, 0x8c});
+  put("bad_flags", {0x01, 0xff, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x03});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -252,5 +278,6 @@ int main(int argc, char** argv) {
   key_inputs();
   op_inputs();
   static_inputs();
+  bip37_inputs();
   return 0;
 }
