@@ -41,16 +41,21 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _PR_SET_PDEATHSIG = 1
 
 
-def _server_limits():
+SANITIZED = bool(os.environ.get("BLOOMERY_REDIS_SANITIZED"))
+
+
+def _server_limits(address_space):
     # Even a SIGKILLed test run leaves no server behind: the kernel kills it with its parent.
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     # A safety belt for the machine running the tests: were the module's memory check ever to
     # let a huge filter through, allocation fails here instead of the OOM killer picking a
-    # process. (The largest filter the tests build is under 1 GiB.)
+    # process. (The largest filter the tests build is under 1 GiB.) The memory tests set a
+    # smaller limit of their own.
     # AddressSanitizer reserves terabytes of address space for its shadow: a sanitized module
     # (scripts/test.sh runs one) goes without the belt.
-    if not os.environ.get("BLOOMERY_REDIS_SANITIZED"):
-        resource.setrlimit(resource.RLIMIT_AS, (16 << 30, 16 << 30))
+    if not SANITIZED:
+        limit = address_space or (16 << 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 class ExactErrors(PythonParser):
@@ -68,12 +73,19 @@ def free_port():
 class Server:
     """One redis-server; `extra` are further command-line options (e.g. "--appendonly", "yes"),
     `module_args` the module's load arguments (e.g. ["CF_FINGERPRINT_BITS", "12"]; a restart
-    uses them as they are then)."""
+    uses them as they are then). `address_space` limits the server's address space (bytes, as
+    `ulimit -v`); `fake_memory` makes it see a machine of that many bytes of which it is the only
+    user (fake_meminfo.cpp)."""
 
-    def __init__(self, directory, *extra, module_args=()):
+    def __init__(self, directory, *extra, module_args=(), address_space=None, fake_memory=None):
         self.dir = directory
         self.extra = list(extra)
         self.module_args = list(module_args)
+        self.address_space = address_space
+        self.env = None
+        if fake_memory is not None:
+            self.env = dict(os.environ, LD_PRELOAD=os.environ["BLOOMERY_FAKE_MEMINFO"],
+                            BLOOMERY_FAKE_MEMORY_BYTES=str(fake_memory))
         self.port = None
         self.proc = None
         self.start()
@@ -87,7 +99,8 @@ class Server:
                 [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
                  "--loadmodule", MODULE, *self.module_args, "--save", "", "--daemonize", "no",
                  "--protected-mode", "no"] + self.extra,
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_server_limits)
+                stdout=log, stderr=subprocess.STDOUT, env=self.env,
+                preexec_fn=lambda: _server_limits(self.address_space))
             log.close()
             _running.add(self.proc)
             if self._wait_ready():
@@ -153,11 +166,11 @@ def make_server():
     """Starts servers on demand (make_server("--appendonly", "yes")); all stop at the test's end."""
     servers, dirs = [], []
 
-    def make(*extra, directory=None, module_args=()):
+    def make(*extra, directory=None, module_args=(), **limits):
         if directory is None:
             directory = tempfile.mkdtemp(prefix="bloomery-redis-")
             dirs.append(directory)
-        s = Server(directory, *extra, module_args=module_args)
+        s = Server(directory, *extra, module_args=module_args, **limits)
         servers.append(s)
         return s
 
