@@ -7,7 +7,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh" "$1"
 
 writers=4
-rounds=10
+rounds=8
 per_round=50
 
 # keys W R: the keys writer W adds in round R, one per line (disjoint across writers and rounds).
