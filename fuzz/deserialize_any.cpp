@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bloomery/any_filter.hpp>
 #include <bloomery/file.hpp>
+#include <bloomery/image_reader.hpp>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -211,6 +212,24 @@ void check_kind(std::span<const std::byte> bytes, const std::optional<any_filter
   } catch (const format_error&) {
   }
   FUZZ_CHECK(mapped.has_value() == f.has_value());
+  // image_reader, the payload in two pieces, accepts the same files and reads the same filter.
+  std::optional<F> streamed;
+  try {
+    const image_info info = inspect_prefix(bytes);
+    // More payload than the input holds is a truncation; a streaming reader's caller bounds the
+    // allocation by what it can have, as the Redis module does.
+    if (info.payload_size <= bytes.size()) {
+      image_reader<F> reader(bytes.first(static_cast<std::size_t>(info.payload_offset)));
+      const auto payload = bytes.subspan(static_cast<std::size_t>(info.payload_offset));
+      reader.append(payload.first(payload.size() / 2));
+      reader.append(payload.subspan(payload.size() / 2));
+      streamed.emplace(reader.finish());
+    }
+  } catch (const format_error&) {
+  }
+  FUZZ_CHECK(streamed.has_value() == f.has_value());
+  if (streamed) FUZZ_CHECK(*streamed == *f);
+
   if (!f) return;
 
   const F* from_any = any->get_if<F>();
