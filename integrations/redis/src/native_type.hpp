@@ -28,7 +28,7 @@ struct dump_type_callbacks {
   // The RDB value. Encoding 2: whether the filter is complete, the dump's header chunk, the
   // payload's length (what was received, for a key still being restored), then the payload in
   // strings of at most max_chunk_bytes, so neither saving nor loading holds a second copy of the
-  // filter. Encoding 1 (bloomery 1.0) had the payload as one string; it still loads.
+  // filter. Encoding 1 (bloomery 0.1.0) had the payload as one string; it still loads.
   static constexpr int rdb_encoding = 2;
 
   static void rdb_save(RedisModuleIO* io, void* p) {

@@ -1,6 +1,6 @@
 """RDB files written by earlier versions of the module still load and answer as they did.
 
-data/rdb-encoding-1.rdb was saved by bloomery 1.0's module (RDB encoding 1, the payload as one
+data/rdb-encoding-1.rdb was saved by bloomery 0.1.0's module (RDB encoding 1, the payload as one
 string; the module now writes encoding 2, the payload in 16 MiB strings): a scaling and a
 NONSCALING BF key, a CF key with a deletion, and a BF and a CF key each half-way through a
 LOADCHUNK restore. data/rdb-encoding-1.json holds that module's INFO and MEXISTS replies."""
