@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,7 +95,10 @@ inline std::vector<advice> advise(const workload& w) {
   advice exact;
   exact.kind = "exact set";
   exact.suitable = true;
-  exact.plan.bytes = static_cast<std::uint64_t>(per_key * static_cast<double>(w.capacity));
+  // Saturated: near 2^64 keys the product passes 2^64, and converting it would be undefined.
+  const double exact_bytes = per_key * static_cast<double>(w.capacity);
+  exact.plan.bytes = exact_bytes < 0x1p64 ? static_cast<std::uint64_t>(exact_bytes)
+                                          : std::numeric_limits<std::uint64_t>::max();
   exact.plan.bits_per_key = 8 * per_key;
   exact.plan.parameters =
       "std::unordered_set<std::string>, " + detail::format_value(w.key_bytes) + "-byte keys";

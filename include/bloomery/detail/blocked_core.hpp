@@ -285,9 +285,19 @@ inline bool block_probe(const std::uint64_t* line, std::uint32_t seed, std::uint
 // variance that matters in a block this small, and it answers a random absent key "yes" with
 // probability E[F^k] ≈ f^k + C(k,2) f^(k-2) Var(F) (second-order expansion). The expected FPR is
 // the Poisson mixture of that. docs/blocked-bloom-filter.md derives it.
+//
+// The sum runs over about 12·sqrt(λ) terms, each the exp of a difference of numbers near λ·ln λ:
+// at high loads it is slow (2·10^8 terms at λ = 2^48; sizing for 2^48 keys took minutes, issue
+// 26 D5) and too imprecise to tell the rate from 1 (it came out below 1 - 10^-10 at λ = 2·10^5).
+// So past blocked_saturated_load keys per block the rate is returned as 1 without summing.
+inline constexpr double blocked_saturated_load = 32768;
+
 inline double blocked_fpr(double n, double blocks, std::uint32_t k) {
   const double lambda = n / blocks;
   if (lambda <= 0) return 0.0;
+  // Past this load 1 - rate is about k·e^(-k·λ/512) < 10^-27 at any k, far below the gap from 1
+  // to the double under it (1.1·10^-16): 1 is the rate rounded to a double.
+  if (lambda > blocked_saturated_load) return 1.0;
   const double B = block_bits;
   const double log_keep1 = std::log1p(-1.0 / B), log_keep2 = std::log1p(-2.0 / B);
   const double kd = k;
