@@ -44,7 +44,7 @@ _PR_SET_PDEATHSIG = 1
 SANITIZED = bool(os.environ.get("BLOOMERY_REDIS_SANITIZED"))
 
 
-def _server_limits(address_space):
+def _server_limits(address_space=None):
     # Even a SIGKILLed test run leaves no server behind: the kernel kills it with its parent.
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     # A safety belt for the machine running the tests: were the module's memory check ever to
