@@ -152,6 +152,14 @@ struct py_filter final : filter_base {
   mutable std::shared_mutex mutex;
 };
 
+// A new filter F(args...) for a constructor, built with the GIL released: sizing it and zeroing
+// its table can take long for large capacities, and neither touches Python.
+template <class F, class... Args>
+std::unique_ptr<py_filter<F>> construct_released(Args&&... args) {
+  py::gil_scoped_release nogil;
+  return std::make_unique<py_filter<F>>(F(std::forward<Args>(args)...));
+}
+
 // A new Python object of F's class owning `f`.
 template <class F>
 py::object wrap(F&& f) {

@@ -24,7 +24,7 @@ template <class F>
 void define_target_init(filter_class<F>& cls) {
   cls.def(py::init([](int_arg capacity, float_arg fpr, optional_int_arg seed, bool keyed) {
             const bloomery::target t{capacity_arg(capacity), fpr_arg(fpr)};
-            return std::make_unique<py_filter<F>>(F(t, hasher_arg(seed, keyed)));
+            return construct_released<F>(t, hasher_arg(seed, keyed));
           }),
           py::arg("capacity"), py::arg("fpr"), py::kw_only(), py::arg("seed") = py::none(),
           py::arg("keyed") = false, init_doc);
@@ -61,8 +61,8 @@ there is never a false negative. Supports union (``|``: counters add), not inter
                            optional_int_arg seed, bool keyed) {
                  const bloomery::target t{capacity_arg(capacity), fpr_arg(fpr)};
                  const bloomery::counting_options o{u32_arg(counter_bits, "counter_bits")};
-                 return std::make_unique<py_filter<bloomery::counting_bloom_filter>>(
-                     bloomery::counting_bloom_filter(t, o, hasher_arg(seed, keyed)));
+                 return construct_released<bloomery::counting_bloom_filter>(
+                     t, o, hasher_arg(seed, keyed));
                }),
                py::arg("capacity"), py::arg("fpr"), py::kw_only(), py::arg("counter_bits") = 4,
                py::arg("seed") = py::none(), py::arg("keyed") = false, counting_init_doc);

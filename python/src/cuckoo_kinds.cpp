@@ -36,8 +36,7 @@ still found). A key inserted twice is stored twice, and needs two removes. No un
       no_union, no_union);
   cuckoo.def(py::init([](int_arg capacity, float_arg fpr, optional_int_arg seed, bool keyed) {
                const bloomery::target t{capacity_arg(capacity), fpr_arg(fpr)};
-               return std::make_unique<py_filter<bloomery::cuckoo_filter>>(
-                   bloomery::cuckoo_filter(t, hasher_arg(seed, keyed)));
+               return construct_released<bloomery::cuckoo_filter>(t, hasher_arg(seed, keyed));
              }),
              py::arg("capacity"), py::arg("fpr"), py::kw_only(), py::arg("seed") = py::none(),
              py::arg("keyed") = false, cuckoo_init_doc);
@@ -55,16 +54,14 @@ the chain is at ``max_sub_filters`` and the newest sub-filter is full. No union.
                  const bloomery::target t{capacity_arg(capacity), fpr_arg(fpr)};
                  bloomery::hasher h = hasher_arg(seed, keyed);
                  if (expansion.is_none() && max_sub_filters.is_none()) {
-                   return std::make_unique<py_filter<scalable_cuckoo_filter>>(
-                       scalable_cuckoo_filter(t, std::move(h)));
+                   return construct_released<scalable_cuckoo_filter>(t, std::move(h));
                  }
                  bloomery::scalable_cuckoo_parameters p = scalable_cuckoo_filter::parameters_for(t);
                  if (!expansion.is_none()) p.expansion = u32_arg(expansion, "expansion");
                  if (!max_sub_filters.is_none()) {
                    p.max_sub_filters = u32_arg(max_sub_filters, "max_sub_filters");
                  }
-                 return std::make_unique<py_filter<scalable_cuckoo_filter>>(
-                     scalable_cuckoo_filter(p, std::move(h)));
+                 return construct_released<scalable_cuckoo_filter>(p, std::move(h));
                }),
                py::arg("capacity"), py::arg("fpr"), py::kw_only(),
                py::arg("expansion") = py::none(), py::arg("max_sub_filters") = py::none(),

@@ -43,8 +43,8 @@ intersection, no removes.)",
                  const bloomery::target t{capacity_arg(capacity), fpr_arg(fpr)};
                  const bloomery::scalable_options o{real_arg(growth, "growth"),
                                                     real_arg(tightening, "tightening")};
-                 return std::make_unique<py_filter<bloomery::scalable_bloom_filter>>(
-                     bloomery::scalable_bloom_filter(t, o, hasher_arg(seed, keyed)));
+                 return construct_released<bloomery::scalable_bloom_filter>(
+                     t, o, hasher_arg(seed, keyed));
                }),
                py::arg("capacity"), py::arg("fpr"), py::kw_only(), py::arg("growth") = 2.0,
                py::arg("tightening") = 0.85, py::arg("seed") = py::none(), py::arg("keyed") = false,

@@ -179,6 +179,25 @@ run 0 advise -n 1000000 -p 0.01 --static --json
 json_ok
 out_has '{"rank": 1, "kind": "static", "suitable": true'
 out_has '"kind": "exact set"'
+# Sizing answers within moments at the edges too: the blocked filter's search once took minutes
+# for 2^48 keys at 0.9999999999 (issue 26, D5). run_bounded RC CMD...: as run, under a 10 s limit
+# (timeout exits 124 when it stops the tool).
+run_bounded() {
+  n=$((n + 1))
+  local want=$1
+  shift
+  timeout 10 "$B" "$@" >out 2>err
+  local rc=$?
+  [[ $rc == "$want" ]] || fail "bloomery $* exited $rc, expected $want (124: timed out)"
+}
+run_bounded 0 size -n 281474976710656 -p 0.9999999999
+grep -qE '^blocked +[0-9]+ +0\.04 .* k=1$' out || fail "size: no 1-probe blocked plan of 0.04 bits/key"
+out_has "static                       -"
+err_empty
+run_bounded 0 advise -n 281474976710656 -p 0.9999999999 --json
+json_ok
+out_has '"kind": "blocked", "suitable": true'
+err_empty
 
 # --- errors: one line on stderr naming the culprit, exit status 2 -----------------------------
 run 2 build -n 0 -p 0.01 -o x.bf keys.txt
