@@ -60,57 +60,58 @@ Fn next(const char* name) {
   return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
 }
 
+// open()'s mode argument, present only when the flags create a file.
+mode_t mode_of(int flags, va_list ap) {
+  return (flags & (O_CREAT | O_TMPFILE)) != 0 ? static_cast<mode_t>(va_arg(ap, int)) : 0;
+}
+
 }  // namespace
 
 extern "C" {
 
-#define BLOOMERY_FAKE_OPEN(name)                                          \
-  int name(const char* path, int flags, ...) {                            \
-    mode_t mode = 0;                                                      \
-    if ((flags & (O_CREAT | O_TMPFILE)) != 0) {                           \
-      va_list ap;                                                         \
-      va_start(ap, flags);                                                \
-      mode = static_cast<mode_t>(va_arg(ap, int));                        \
-      va_end(ap);                                                         \
-    }                                                                     \
-    if (is_meminfo(path)) {                                               \
-      if (const int fd = fake_meminfo_fd(); fd >= 0) return fd;           \
-    }                                                                     \
-    static const auto real = next<int (*)(const char*, int, ...)>(#name); \
-    return real(path, flags, mode);                                       \
-  }
-BLOOMERY_FAKE_OPEN(open)
-BLOOMERY_FAKE_OPEN(open64)
-#undef BLOOMERY_FAKE_OPEN
+int open(const char* path, int flags, ...) {
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  if (const int fd = is_meminfo(path) ? fake_meminfo_fd() : -1; fd >= 0) return fd;
+  static const auto real = next<int (*)(const char*, int, ...)>("open");
+  return real(path, flags, mode);
+}
 
-#define BLOOMERY_FAKE_OPENAT(name)                                             \
-  int name(int dir, const char* path, int flags, ...) {                        \
-    mode_t mode = 0;                                                           \
-    if ((flags & (O_CREAT | O_TMPFILE)) != 0) {                                \
-      va_list ap;                                                              \
-      va_start(ap, flags);                                                     \
-      mode = static_cast<mode_t>(va_arg(ap, int));                             \
-      va_end(ap);                                                              \
-    }                                                                          \
-    if (is_meminfo(path)) {                                                    \
-      if (const int fd = fake_meminfo_fd(); fd >= 0) return fd;                \
-    }                                                                          \
-    static const auto real = next<int (*)(int, const char*, int, ...)>(#name); \
-    return real(dir, path, flags, mode);                                       \
-  }
-BLOOMERY_FAKE_OPENAT(openat)
-BLOOMERY_FAKE_OPENAT(openat64)
-#undef BLOOMERY_FAKE_OPENAT
+int open64(const char* path, int flags, ...) {
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  return open(path, flags, mode);  // the same call on a 64-bit system
+}
 
-#define BLOOMERY_FAKE_FOPEN(name)                                              \
-  FILE* name(const char* path, const char* mode) {                             \
-    if (is_meminfo(path)) {                                                    \
-      if (const int fd = fake_meminfo_fd(); fd >= 0) return ::fdopen(fd, "r"); \
-    }                                                                          \
-    static const auto real = next<FILE* (*)(const char*, const char*)>(#name); \
-    return real(path, mode);                                                   \
-  }
-BLOOMERY_FAKE_FOPEN(fopen)
-BLOOMERY_FAKE_FOPEN(fopen64)
-#undef BLOOMERY_FAKE_FOPEN
+int openat(int dir, const char* path, int flags, ...) {
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  if (const int fd = is_meminfo(path) ? fake_meminfo_fd() : -1; fd >= 0) return fd;
+  static const auto real = next<int (*)(int, const char*, int, ...)>("openat");
+  return real(dir, path, flags, mode);
+}
+
+int openat64(int dir, const char* path, int flags, ...) {
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = mode_of(flags, ap);
+  va_end(ap);
+  return openat(dir, path, flags, mode);
+}
+
+FILE* fopen(const char* path, const char* mode) {
+  if (const int fd = is_meminfo(path) ? fake_meminfo_fd() : -1; fd >= 0) return ::fdopen(fd, "r");
+  static const auto real = next<FILE* (*)(const char*, const char*)>("fopen");
+  return real(path, mode);
+}
+
+FILE* fopen64(const char* path, const char* mode) {
+  return fopen(path, mode);
+}
 }
