@@ -159,10 +159,12 @@ inline double false_positive_rate(std::uint64_t n, std::uint64_t m, std::uint32_
   return std::pow(fill, static_cast<double>(k));
 }
 
-// The most keys m bits can hold at false-positive rate p with optimal k: floor(m (ln 2)^2 / -ln p).
+// The most keys m bits can hold at false-positive rate p with optimal k: floor(m (ln 2)^2 / -ln p),
+// saturated at 2^64 - 1 (a rate near 1 needs a tiny fraction of a bit per key).
 inline std::uint64_t capacity_for(std::uint64_t m, double p) {
   detail::check_bits(m, "m");
-  return static_cast<std::uint64_t>(std::floor(static_cast<double>(m) / bits_per_key(p)));
+  const double keys = std::floor(static_cast<double>(m) / bits_per_key(p));
+  return keys < 0x1p64 ? static_cast<std::uint64_t>(keys) : UINT64_MAX;
 }
 
 // The false-positive rate of a filter whose bits are `fill` set: fill^k. A query for an absent
