@@ -279,7 +279,7 @@ auto fill_from_target(u64 n) {
   return [n](const std::vector<u64>& keys) {
     auto f = std::make_unique<F>(bloomery::target{n, kFpr});
     for (const u64& key : keys) {
-      if (!insert_key(*f, key)) {
+      if (!f->insert(key)) {
         std::fprintf(stderr, "bloomery-bench-family: insert refused at n = %llu\n",
                      static_cast<unsigned long long>(n));
         std::abort();
@@ -301,7 +301,8 @@ auto fill_explicit(bloomery::bloom_parameters p) {
 // The insert row and the query rows of a filter sized from the target.
 template <class F>
 void register_sized(const std::string& name, u64 n) {
-  register_insert<F>(name, n, [](F& f, const u64& key) { return insert_key(f, key); });
+  register_insert<F>(name, n,
+                     [](F& f, const u64& key) { return static_cast<bool>(f.insert(key)); });
   register_queries<F>(name, n, fill_from_target<F>(n), true);
 }
 

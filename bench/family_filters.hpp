@@ -24,18 +24,6 @@
 
 namespace bloomery::bench {
 
-// Inserts `key`; false only when the filter refused it (a full cuckoo table). A scalable filter's
-// already_present (a false positive among distinct keys) is skipped by design, not refused.
-template <class F>
-bool insert_key(F& f, const std::uint64_t& key) {
-  if constexpr (std::is_void_v<decltype(f.insert(key))>) {
-    f.insert(key);
-    return true;
-  } else {
-    return f.insert(key) != insert_result::full;
-  }
-}
-
 #ifdef BLOOMERY_BENCH_HAVE_LEVELDB
 // LevelDB's NewBloomFilterPolicy(bits_per_key): one immutable filter built from all keys, as a
 // table block holds for its keys. uint64 keys are hashed as their 8 bytes, as bloomery does.

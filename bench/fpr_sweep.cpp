@@ -132,7 +132,7 @@ template <class F>
 void from_target(sweep& s, double p, u64 capacity, const std::string& note = "") {
   F f(bloomery::target{capacity, p});
   for (const u64& key : s.keys()) {
-    if (!insert_key(f, key)) {
+    if (!f.insert(key)) {
       std::fprintf(stderr, "bloomery-fpr-sweep: insert refused (%s)\n", note.c_str());
       std::exit(1);
     }
@@ -185,7 +185,7 @@ int main(int argc, char** argv) try {
   s.series("scalable bloom, grown 16x");
   for (double p : kTargets) {
     bloomery::scalable_bloom_filter f(bloomery::target{n / 16, p});
-    for (const u64& key : s.keys()) insert_key(f, key);
+    for (const u64& key : s.keys()) (void)f.insert(key);
     s.point(
         f, p,
         "n0=" + std::to_string(n / 16) + " sub-filters=" + std::to_string(f.sub_filter_count()));

@@ -24,11 +24,7 @@ F filled(const std::vector<std::uint64_t>& keys) {
         std::is_same_v<F, scalable_bloom_filter> || std::is_same_v<F, scalable_cuckoo_filter>;
     F f({.capacity = scalable ? keys.size() / 4 : keys.size(), .fpr = 0.01});
     for (const auto k : keys) {
-      if constexpr (std::is_void_v<decltype(f.insert(k))>) {
-        f.insert(k);
-      } else if (f.insert(k) == insert_result::full) {
-        throw std::logic_error("filter is full");
-      }
+      if (f.insert(k) == insert_result::full) throw std::logic_error("filter is full");
     }
     return f;
   }

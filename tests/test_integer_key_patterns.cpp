@@ -181,17 +181,12 @@ constexpr double blocked_model_error = 0.03;
 constexpr double fingerprint_model_error = 0.01;
 
 // Inserts every key; a cuckoo table sized for the keys must take each one (a hash that crowded
-// keys into few buckets would fill it early), and a scalable filter's already_present (a false
-// positive of its older sub-filters) keeps the key "possibly present".
+// keys into few buckets would fill it early).
 template <class F, class Keys>
 F insert_all(F f, const Keys& keys) {
   std::uint64_t refused = 0;
   for (const auto& k : keys) {
-    if constexpr (std::is_void_v<decltype(f.insert(k))>) {
-      f.insert(k);
-    } else {
-      refused += f.insert(k) == insert_result::full;
-    }
+    refused += f.insert(k) == insert_result::full;
   }
   EXPECT_EQ(refused, 0u) << "inserts refused below capacity";
   return f;

@@ -34,16 +34,6 @@ struct advice {
   std::string note;  // why it ranks where it does, or why it does not fit
 };
 
-namespace detail {
-// A filter whose inserts fail once its one table is full (a cuckoo filter), where a chain of
-// tables (which has sub-filters) grows instead.
-template <class F>
-concept fills_up =
-    std::same_as<decltype(std::declval<F&>().insert(0)), insert_result> && !requires(const F& f) {
-  f.sub_filter_count();
-};
-}  // namespace detail
-
 // Bytes of an exact std::unordered_set<std::string> of the keys (64-bit libstdc++): per key a
 // 32-byte std::string in a node with the next pointer and the cached hash (48 bytes), the
 // allocator's 16-byte header, a bucket pointer (load factor 1), and the key's own heap block when
@@ -52,6 +42,13 @@ inline double exact_set_bytes_per_key(double key_bytes) {
   const double heap = key_bytes > 15 ? std::ceil((key_bytes + 1 + 16) / 16) * 16 : 0;
   return 48 + 16 + 8 + heap;
 }
+
+// A kind that refuses keys before its FPR rises: one table that fills up (kinds.hpp's column),
+// where a chain of them (sub-filters) adds to the FPR as it grows.
+template <class F>
+constexpr bool full_first = info_of(F::kind).fills_up && !requires(const F& f) {
+  f.sub_filter_count();
+};
 
 // Every kind, the suitable ones first ordered by bytes; the others after, saying why not.
 inline std::vector<advice> advise(const workload& w) {
@@ -77,10 +74,10 @@ inline std::vector<advice> advise(const workload& w) {
       const bool deletes = !w.deletes || removable_filter<F>;
       const bool grows = !w.grows || growable_filter<F>;
       a.suitable = deletes && grows;
-      a.note = !deletes              ? "cannot delete"
-               : grows               ? info_of(F::kind).summary
-               : detail::fills_up<F> ? "inserts fail once the table is full"
-                                     : "cannot grow past capacity without its FPR rising";
+      a.note = !deletes        ? "cannot delete"
+               : grows         ? info_of(F::kind).summary
+               : full_first<F> ? "inserts fail once the table is full"
+                               : "cannot grow past capacity without its FPR rising";
     }
     try {
       a.plan = F::plan(t);

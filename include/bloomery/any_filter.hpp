@@ -1,12 +1,14 @@
 // any_filter: a value that holds a filter of any kind, for code that learns the kind at run time
-// (a file, a command, a Redis key). Its verbs dispatch once per call; visit() reaches the
-// concrete filter for everything else. The variant's alternatives come from kinds.hpp's table.
+// (a file, a command, a Redis key). Its verbs, reads and writes, dispatch once per call (or per
+// batch); visit() reaches the concrete filter for everything else. The variant's alternatives
+// come from kinds.hpp's table.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -55,6 +57,11 @@ struct is_listed;
 template <class F, class... Fs>
 struct is_listed<F, type_list<Fs...>> : std::bool_constant<(std::same_as<F, Fs> || ...)> {};
 
+// The error of a verb that a kind does not have, naming both.
+[[noreturn]] inline void no_such_verb(filter_kind kind, const char* verb) {
+  throw std::logic_error(std::string("bloomery: a ") + to_string(kind) + " filter cannot " + verb);
+}
+
 }  // namespace detail
 
 // A filter of one of the kinds in kinds.hpp.
@@ -89,6 +96,69 @@ class any_filter {
   }
   std::uint64_t size_in_bytes() const noexcept {
     return std::visit([](const auto& f) { return f.size_in_bytes(); }, filter_);
+  }
+
+  // The writes. A kind without the verb throws std::logic_error naming the kind and the verb: a
+  // static filter cannot insert (it is built once from all its keys), and only the counting and
+  // cuckoo kinds remove. [[nodiscard]] because the filter may be of a kind that fills up.
+  template <hashable_key K>
+  [[nodiscard]] insert_result insert(const K& key) {
+    return std::visit(
+        [&]<class F>(F& f) -> insert_result {
+          if constexpr (insertable_filter<F>) {
+            return f.insert(key);
+          } else {
+            detail::no_such_verb(F::kind, "insert");
+          }
+        },
+        filter_);
+  }
+  template <hashable_key K>
+  [[nodiscard]] insert_result check_and_insert(const K& key) {
+    return std::visit(
+        [&]<class F>(F& f) -> insert_result {
+          if constexpr (insertable_filter<F>) {
+            return f.check_and_insert(key);
+          } else {
+            detail::no_such_verb(F::kind, "insert");
+          }
+        },
+        filter_);
+  }
+  // Inserts keys in order and returns how many went in: all of them, or, when a key is refused
+  // (`full`), the count before it (those stay inserted, the rest are not tried). The bit-array
+  // kinds take the batch at once, hashed ahead and prefetched, as their own insert_many does.
+  template <std::ranges::random_access_range Keys>
+  [[nodiscard]] std::size_t insert_many(const Keys& keys) {
+    return std::visit(
+        [&]<class F>(F& f) -> std::size_t {
+          if constexpr (requires { f.insert_many(keys); }) {
+            f.insert_many(keys);
+            return std::ranges::size(keys);
+          } else if constexpr (insertable_filter<F>) {
+            std::size_t done = 0;
+            for (const auto& key : keys) {
+              if (f.insert(key) == insert_result::full) break;
+              ++done;
+            }
+            return done;
+          } else {
+            detail::no_such_verb(F::kind, "insert");
+          }
+        },
+        filter_);
+  }
+  template <hashable_key K>
+  [[nodiscard]] remove_result remove(const K& key) {
+    return std::visit(
+        [&]<class F>(F& f) -> remove_result {
+          if constexpr (removable_filter<F>) {
+            return f.remove(key);
+          } else {
+            detail::no_such_verb(F::kind, "remove");
+          }
+        },
+        filter_);
   }
 
   // fn(concrete filter): reaches the verbs a kind has and others do not.

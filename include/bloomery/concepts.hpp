@@ -34,13 +34,14 @@ concept membership_filter = std::copy_constructible<F> &&
   { F::from_image(parsed) } -> std::same_as<F>;
 };
 
-// Takes keys one at a time; check_and_insert says whether the key answered "possibly present"
-// before it was inserted.
+// Takes keys one at a time. insert says whether the key went in (`inserted`, or `full` for the
+// kinds whose kind_info::fills_up is set); check_and_insert also says whether the key answered
+// "possibly present" before it was inserted (`already_present`).
 template <class F>
 concept insertable_filter = membership_filter<F> &&
     requires(F& f, std::string_view s, std::uint64_t u) {
-  f.insert(s);
-  f.insert(u);
+  { f.insert(s) } -> std::same_as<insert_result>;
+  { f.insert(u) } -> std::same_as<insert_result>;
   { f.check_and_insert(s) } -> std::same_as<insert_result>;
   f.clear();
 };

@@ -253,9 +253,11 @@ class counting_bloom_filter : public detail::counting_queries<counting_bloom_fil
                 " counter_bits=" + std::to_string(o.counter_bits)};
   }
 
+  // Always `inserted`: saturated counters stay put instead of filling up (stats() warns).
   template <hashable_key K>
-  void insert(const K& key) noexcept {
+  insert_result insert(const K& key) noexcept {
     insert_hash(hash_key(meta_.hash, key));
+    return insert_result::inserted;
   }
   // Inserts the key and says whether it answered "possibly present" before (a crawler's
   // seen-check).

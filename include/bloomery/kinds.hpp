@@ -25,21 +25,24 @@ enum class filter_kind : std::uint32_t {
 struct kind_info {
   filter_kind kind;
   const char* name;
+  // Its insert can answer `full` (one table that fills up; a chain of tables grows instead), so
+  // the result must be looked at (advise() and the tests read this; docs/architecture.md).
+  bool fills_up;
   const char* summary;  // what it is good for, in a phrase (advise() and the CLI's `advise`)
 };
 
 // In tag order; `filter_types` below lists the types in the same order. One row per kind, so the
 // table is not wrapped to the column limit.
 // clang-format off
-inline constexpr std::array<kind_info, 7> filter_kinds = {{
-    {filter_kind::bloom,          "bloom",    "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
-    {filter_kind::blocked_bloom,  "blocked",  "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
-    {filter_kind::counting_bloom, "counting", "deletes with 4-bit counters: about 4x the classic filter's memory"},
-    {filter_kind::cuckoo,         "cuckoo",   "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
-    {filter_kind::scalable_bloom, "scalable", "grows by adding sub-filters; sized here for the initial capacity only"},
-    {filter_kind::static_filter,  "static",   "build once from all keys: the smallest, but no inserts afterwards"},
-    {filter_kind::scalable_cuckoo, "scalable-cuckoo", "deletes and grows by cuckoo sub-filters (RedisBloom's CF); each one adds to the FPR"},
-}};
+inline constexpr auto filter_kinds = std::to_array<kind_info>({
+    {filter_kind::bloom,           "bloom",           false, "the classic filter: the smallest Bloom filter, ~2 cache misses per absent lookup"},
+    {filter_kind::blocked_bloom,   "blocked",         false, "one cache miss per lookup, the fastest; a few % more memory than bloom at 1%"},
+    {filter_kind::counting_bloom,  "counting",        false, "deletes with 4-bit counters: about 4x the classic filter's memory"},
+    {filter_kind::cuckoo,          "cuckoo",          true,  "deletes; smaller than Bloom filters below ~0.6% FPR; inserts can fail when full"},
+    {filter_kind::scalable_bloom,  "scalable",        false, "grows by adding sub-filters; sized here for the initial capacity only"},
+    {filter_kind::static_filter,   "static",          false, "build once from all keys: the smallest, but no inserts afterwards"},
+    {filter_kind::scalable_cuckoo, "scalable-cuckoo", true,  "deletes and grows by cuckoo sub-filters (RedisBloom's CF); each one adds to the FPR"},
+});
 // clang-format on
 
 constexpr const kind_info& info_of(filter_kind kind) noexcept {

@@ -303,15 +303,21 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
                 " m0=" + std::to_string(first.bits) + " k0=" + std::to_string(first.hashes)};
   }
 
-  // Adds a key unless the filter already answers "possibly present" for it; returns `inserted`
-  // (true) or `already_present` (false). Skipping keys already reported present costs nothing in
-  // correctness (their answer can only stay "possibly") and keeps duplicates from using up
-  // capacity, so each sub-filter holds exactly n_i distinct keys when the next one is added. Throws
-  // std::length_error when a new sub-filter is needed and none can be made (max_sub_filters
-  // reached, or its size is beyond 2^48 bits or 255 hashes), std::bad_alloc when memory runs out;
-  // the filter is then unchanged.
+  // Adds a key unless the filter already answers "possibly present" for it; returns `inserted`.
+  // Skipping keys already reported present costs nothing in correctness (their answer can only
+  // stay "possibly") and keeps duplicates from using up capacity, so each sub-filter holds exactly
+  // n_i distinct keys when the next one is added; check_and_insert says which keys were skipped.
+  // Throws std::length_error when a new sub-filter is needed and none can be made
+  // (max_sub_filters reached, or its size is beyond 2^48 bits or 255 hashes), std::bad_alloc
+  // when memory runs out; the filter is then unchanged.
   template <hashable_key K>
   insert_result insert(const K& key) {
+    (void)check_and_insert(key);
+    return insert_result::inserted;
+  }
+  // As insert(), and says whether the key answered "possibly present" (and so was skipped).
+  template <hashable_key K>
+  [[nodiscard]] insert_result check_and_insert(const K& key) {
     const hash128 h = hash_key(meta_.hash, key);
     if (probe(h)) return insert_result::already_present;
     if (meta_.layers.back().inserted >= meta_.layers.back().capacity) grow();
@@ -319,11 +325,6 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
     detail::insert_hash(storage_.data() + l.word_offset, l.bits, l.hashes, h);
     ++l.inserted;
     return insert_result::inserted;
-  }
-  // The shared name of insert(), which already skips keys that answer "possibly present".
-  template <hashable_key K>
-  [[nodiscard]] insert_result check_and_insert(const K& key) {
-    return insert(key);
   }
 
   // Back to a single, empty sub-filter (memory of the others is released).

@@ -241,18 +241,6 @@ py::object contains_many(py::handle keys, Query&& query) {
   return bool_list(hits);
 }
 
-// The filter's insert, as an insert_result for every kind (bloom and counting filters always
-// insert). A scalable filter that can grow no more is full too.
-template <class F, class K>
-bloomery::insert_result insert_one(F& f, const K& key) {
-  if constexpr (std::is_void_v<decltype(f.insert(key))>) {
-    f.insert(key);
-    return bloomery::insert_result::inserted;
-  } else {
-    return f.insert(key);
-  }
-}
-
 std::string full_message(bloomery::filter_kind kind, const std::string& detail);
 
 template <class F>
@@ -271,7 +259,7 @@ void insert_all(F& f, const Keys& keys, std::uint64_t& added) {
   } else {
     for (const auto& key : keys) {
       try {
-        if (insert_one(f, key) == bloomery::insert_result::full) throw_full(f, added);
+        if (f.insert(key) == bloomery::insert_result::full) throw_full(f, added);
       } catch (const std::length_error& e) {  // a scalable Bloom filter at its last sub-filter
         throw_full(f, added, e.what());
       }

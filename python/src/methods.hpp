@@ -219,7 +219,7 @@ void define_inserts(filter_class<F>& cls) {
           quick_locked<true>(self.mutex, [&] {
             bloomery::insert_result r = bloomery::insert_result::full;
             try {
-              r = insert_one(self.filter, k);
+              r = self.filter.insert(k);
             } catch (
                 const std::length_error& e) {  // a scalable Bloom filter at its last sub-filter
               throw_full(self.filter, 0, e.what());

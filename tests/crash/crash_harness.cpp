@@ -500,7 +500,7 @@ class filter_file {
     f.visit([&]<class F>(F& x) {
       if constexpr (bloomery::insertable_filter<F>) {
         for (std::uint64_t i = 0; i < g.initial; ++i) {
-          expect(bloomery_crash::insert_key(x, bloomery_crash::key(i)), "generation 0 is full");
+          expect(x.insert(bloomery_crash::key(i)), "generation 0 is full");
         }
       }
     });

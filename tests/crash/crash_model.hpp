@@ -22,17 +22,6 @@ inline std::string key(std::uint64_t i) {
   return k.append(std::to_string(i));
 }
 
-// Inserts one key; false when the filter refuses it (a full cuckoo filter).
-template <class F>
-bool insert_key(F& f, std::string_view k) {
-  if constexpr (std::is_same_v<decltype(f.insert(k)), bloomery::insert_result>) {
-    return f.insert(k) != bloomery::insert_result::full;
-  } else {
-    f.insert(k);
-    return true;
-  }
-}
-
 // The LSM writer's flush g puts the keys of generation g with value_of(g, i), overwrites the
 // first key of generation g - 1 with overwrite_of(g) and removes its second key, so that a
 // reopened store shows whether it kept each write's latest version.

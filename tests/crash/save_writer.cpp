@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       f.visit([&]<class F>(F& x) {
         if constexpr (bloomery::insertable_filter<F>) {
           for (std::uint64_t i = g * batch; i < (g + 1) * batch; ++i) {
-            if (!bloomery_crash::insert_key(x, bloomery_crash::key(i))) {
+            if (!x.insert(bloomery_crash::key(i))) {
               throw std::runtime_error("the filter is full at key " + std::to_string(i));
             }
           }

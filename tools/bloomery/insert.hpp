@@ -27,17 +27,6 @@ concept batch_insertable = requires(F& f, std::span<const std::string_view> keys
   F(bloomery::bloom_parameters{.bits = f.bit_count(), .hashes = f.hash_count()}, f.hash());
 };
 
-// Inserts one key; false when the filter refuses it (a full cuckoo table).
-template <bloomery::insertable_filter F>
-bool insert_one(F& f, std::string_view k) {
-  if constexpr (std::same_as<decltype(f.insert(k)), bloomery::insert_result>) {
-    return f.insert(k) != bloomery::insert_result::full;  // already_present is fine
-  } else {
-    f.insert(k);
-    return true;
-  }
-}
-
 // Inserts every key of the input into `f` and returns how many were read. `file` names the
 // filter in the error of a filter that fills up; `label` names the progress bar.
 template <bloomery::insertable_filter F>
@@ -70,7 +59,7 @@ std::uint64_t insert_all(F& f, const input_args& in, const std::string& file, co
   } else {
     read_keys(in.files, in.options(label), [&](std::span<const std::string_view> keys) {
       for (const std::string_view k : keys) {
-        if (!insert_one(f, k)) {
+        if (!f.insert(k)) {
           throw cli_error(quoted(file) + ": the " + std::string(bloomery::to_string(F::kind)) +
                           " filter is full after " + std::to_string(count) + " keys (capacity " +
                           std::to_string(f.capacity()) + "); build it with a larger -n");

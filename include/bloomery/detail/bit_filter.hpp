@@ -169,10 +169,12 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
             "m=" + std::to_string(m) + " k=" + std::to_string(k)};
   }
 
+  // Always `inserted`: a bit array never fills up (its FPR rises instead; see stats()).
   template <hashable_key K>
-  void insert(const K& key) noexcept {
+  insert_result insert(const K& key) noexcept {
     Layout::insert(bits_.data(), meta_, hash_key(meta_.hash, key));
     ++meta_.inserted;
+    return insert_result::inserted;
   }
   // Inserts the key and says whether it answered "possibly present" before (a crawler's
   // seen-check).

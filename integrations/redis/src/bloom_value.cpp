@@ -86,7 +86,7 @@ bloom_value::add_result bloom_value::add(std::string_view item, memory_check che
     if (next != 0 && !may_allocate(check, f.size_in_bytes() + next)) return add_result::no_memory;
   }
   try {
-    return f.insert(item) ? add_result::added : add_result::present;
+    return f.check_and_insert(item) ? add_result::added : add_result::present;
   } catch (const std::length_error&) {
     return add_result::cannot_grow;
   } catch (const std::bad_alloc&) {

@@ -227,7 +227,7 @@ class bf_model {
     if (e.nonscaling && e.filter.inserted() >= e.capacity) {
       return error("ERR non scaling filter is full");
     }
-    return integer(e.filter.insert(item) ? 1 : 0);
+    return integer(e.filter.check_and_insert(item) ? 1 : 0);
   }
 
   std::map<std::string, entry> keys;

@@ -32,7 +32,7 @@ std::optional<std::size_t> answering_sub_filter(const bloomery::scalable_bloom_f
 void explain_insert(bloomery::scalable_bloom_filter& f, const std::string& key) {
   if (const auto at = answering_sub_filter(f, key)) {
     // The filter skips keys it may already hold.
-    const bool added = f.insert(key) == bloomery::insert_result::inserted;
+    const bool added = f.check_and_insert(key) == bloomery::insert_result::inserted;
     std::printf("\ninsert %s: sub-filter %zu already answers \"possibly present\"; %s.\n",
                 quoted(key).c_str(), *at,
                 added ? "inserted anyway" : "not inserted again (the filter skips it)");
