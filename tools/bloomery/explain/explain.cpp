@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,6 +94,37 @@ int explain_filter(bloomery::bloom_filter f, const request& r) {
   return walk_bloom(std::move(f), r);
 }
 
+int explain_generic(bloomery::any_filter f, const request& r) {
+  const std::string kind = bloomery::to_string(f.kind());
+  const bloomery::filter_stats s = f.stats();
+  std::printf("The %s filter %s: %llu bytes, about %llu keys, estimated FPR %.3g.\n", kind.c_str(),
+              quoted(r.file).c_str(), static_cast<unsigned long long>(f.size_in_bytes()),
+              static_cast<unsigned long long>(s.approximate_count), s.estimated_fpr);
+  for (const std::string& key : r.keys) {
+    bloomery::insert_result in = bloomery::insert_result::inserted;
+    try {
+      in = f.insert(key);
+    } catch (const std::logic_error& e) {  // a kind without inserts
+      throw cli_error(quoted(r.file) + ": " + e.what());
+    }
+    if (in == bloomery::insert_result::full) {
+      throw cli_error(quoted(r.file) + ": the " + kind + " filter is full; " + quoted(key) +
+                      " was not inserted");
+    }
+    std::printf("\ninsert %s: done (explain has no drawing of a %s filter).\n", quoted(key).c_str(),
+                kind.c_str());
+  }
+  for (const std::string& key : r.queries) {
+    std::printf("\nquery %s:\n", quoted(key).c_str());
+    if (f.may_contain(key)) {
+      possibly("the filter's probe matched");
+    } else {
+      definitely_not("the filter's probe found a mismatch, and every inserted key matches its own");
+    }
+  }
+  return 0;
+}
+
 namespace {
 
 struct explain_args {
@@ -119,7 +151,13 @@ int cmd_explain(const explain_args& a) {
   r.keys.erase(r.keys.begin());
   bloomery::any_filter loaded = load_filter(r.file);
   if (!a.seed.empty()) throw cli_error("--seed: a filter file brings its own seed");
-  return loaded.visit([&](auto& f) { return explain_filter(std::move(f), r); });
+  return loaded.visit([&]<class F>(F& f) {
+    if constexpr (requires { explain_filter(std::move(f), r); }) {
+      return explain_filter(std::move(f), r);
+    } else {
+      return explain_generic(std::move(f), r);
+    }
+  });
 }
 
 }  // namespace

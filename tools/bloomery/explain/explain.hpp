@@ -41,7 +41,10 @@ struct request {
   std::vector<std::string> queries;
 };
 
-// The walk-through for a filter loaded from r.file, one overload per kind. Return the exit status.
+// The walk-through for a filter loaded from r.file: an overload for each kind with a drawing of
+// its own (one file each in explain/). A kind without one gets explain_generic: the dispatch in
+// explain.cpp comes from the kind table, so a new kind is explained before it has a drawing.
+// Return the exit status.
 int explain_filter(bloomery::bloom_filter f, const request& r);
 int explain_filter(bloomery::blocked_bloom_filter f, const request& r);
 int explain_filter(bloomery::counting_bloom_filter f, const request& r);
@@ -49,5 +52,9 @@ int explain_filter(bloomery::cuckoo_filter f, const request& r);
 int explain_filter(bloomery::scalable_bloom_filter f, const request& r);
 int explain_filter(bloomery::static_filter f, const request& r);
 int explain_filter(bloomery::scalable_cuckoo_filter f, const request& r);
+
+// Any kind: inserts each key (in memory) and gives each query's verdict, with the filter's
+// statistics; no drawing of where the keys go.
+int explain_generic(bloomery::any_filter f, const request& r);
 
 }  // namespace bloomery_cli::explain
