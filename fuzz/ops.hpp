@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <bloomery/format.hpp>  // also XXH3, header-only through bloomery/hash.hpp
+#include <bloomery/format.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -68,17 +68,9 @@ inline std::span<const std::byte> as_bytes(std::span<const std::uint8_t> s) noex
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
 
-// The header checksum of docs/file-format.md: XXH3-64 (seed 0) of every byte of the file except
-// the 8 bytes at offset 120. Written into `file` so that a mutated file reaches the field checks.
+// Written into a mutated file so that it reaches the field checks (format.hpp's reseal).
 inline void fix_filter_checksum(std::vector<std::byte>& file) {
-  constexpr std::size_t at = 120;
-  if (file.size() < bloomery::header_bytes) return;
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, file.data(), at);
-  XXH3_64bits_update(&state, file.data() + at + 8, file.size() - at - 8);
-  const std::uint64_t sum = XXH3_64bits_digest(&state);
-  std::memcpy(file.data() + at, &sum, sizeof sum);
+  bloomery::detail::reseal(file);
 }
 
 // A file in memory (memfd): no disk traffic, and path() opens it like any regular file.

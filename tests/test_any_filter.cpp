@@ -142,14 +142,8 @@ TEST(AnyFilter, BytesThatAreNoFilterAreAFormatError) {
   // A real file with its kind field changed to an unknown tag, checksum made right again: still a
   // format_error (the kind table is checked), never a crash.
   std::vector<std::byte> bytes = serialize(bloom_filter({.capacity = 10, .fpr = 0.01}));
-  bytes[12] = std::byte{9};
-  // The checksum (docs/file-format.md): XXH3-64 of every byte but its own 8 at offset 120.
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, bytes.data(), 120);
-  XXH3_64bits_update(&state, bytes.data() + 128, bytes.size() - 128);
-  const std::uint64_t sum = XXH3_64bits_digest(&state);
-  std::memcpy(bytes.data() + 120, &sum, sizeof sum);
+  detail::put<std::uint32_t>(bytes.data() + detail::offs::kind, 9);
+  detail::reseal(bytes);
   try {
     (void)deserialize_any(bytes);
     FAIL() << "no exception";
@@ -178,6 +172,157 @@ TEST(AnyFilter, LoadAnyNamesTheFileAndSeparatesIoErrors) {
   } catch (const format_error& e) {
     EXPECT_NE(std::string(e.what()).find("junk.bloom"), std::string::npos) << e.what();
   }
+}
+
+TEST(MappedAnyFilter, EveryKindMapsAndAnswersAsTheLoadedFilter) {
+  const support::temp_dir dir;
+  const auto keys = present_keys(3000);
+  const auto others = absent_keys(10000);
+  for (const any_filter& f : one_of_each(keys)) {
+    SCOPED_TRACE(to_string(f.kind()));
+    const auto path = dir / (std::string(to_string(f.kind())) + ".bloom");
+    save(f, path);
+    const any_filter loaded = load_any(path);
+    const mapped_any_filter mapped = map_file(path);
+    EXPECT_EQ(mapped.kind(), f.kind());
+    EXPECT_EQ(mapped.stats().kind, f.kind());
+    EXPECT_EQ(mapped.stats().inserted, loaded.stats().inserted);
+    EXPECT_EQ(mapped.size_in_bytes(), loaded.size_in_bytes());
+    for (const auto k : keys) ASSERT_TRUE(mapped.may_contain(k));
+    EXPECT_EQ(answers(loaded, others), [&] {
+      std::vector<bool> out;
+      for (const auto k : others) out.push_back(mapped.may_contain(k));
+      return out;
+    }());
+    std::vector<char> batch(others.size());
+    const std::size_t positives = mapped.may_contain_many(others, batch);
+    std::size_t expected = 0;
+    for (std::size_t i = 0; i < others.size(); ++i) {
+      ASSERT_EQ(static_cast<bool>(batch[i]), loaded.may_contain(others[i]));
+      expected += batch[i] != 0;
+    }
+    EXPECT_EQ(positives, expected);
+    // visit() reaches the kind's own view.
+    const bool same_view = mapped.visit([&]<class V>(const V& v) {
+      return loaded.visit([&]<class F>(const F&) { return std::same_as<V, typename F::view>; }) &&
+             v.may_contain(keys.front());
+    });
+    EXPECT_TRUE(same_view);
+  }
+}
+
+TEST(MappedAnyFilter, GetIfGivesTheViewOfTheFilesKindOnly) {
+  const support::temp_dir dir;
+  const auto path = dir / "c.bloom";
+  cuckoo_filter c({.capacity = 100, .fpr = 0.01});
+  ASSERT_TRUE(c.insert(std::string_view("x")));
+  save(c, path);
+  const mapped_any_filter m = map_file(path);
+  ASSERT_NE(m.get_if<cuckoo_filter>(), nullptr);
+  EXPECT_EQ(m.get_if<bloom_filter>(), nullptr);
+  EXPECT_TRUE(m.get_if<cuckoo_filter>()->may_contain(std::string_view("x")));
+  // The typed map_file is still there beside the any-kind one.
+  EXPECT_TRUE(map_file<cuckoo_filter>(path)->may_contain(std::string_view("x")));
+  // A move keeps the mapping (the view points into it).
+  const mapped_any_filter moved = std::move(const_cast<mapped_any_filter&>(m));
+  EXPECT_TRUE(moved.may_contain(std::string_view("x")));
+}
+
+TEST(MappedAnyFilter, ForeignAndDamagedFilesAreFormatErrorsNamingTheFile) {
+  const support::temp_dir dir;
+  const auto expect_named_error = [](const std::filesystem::path& path, const std::string& what) {
+    try {
+      (void)map_file(path);
+      FAIL() << "no exception for " << path;
+    } catch (const format_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(path.filename().string()), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  const auto junk = dir / "junk.bin";
+  write_file_atomically(junk, std::vector<std::byte>(300, std::byte{0x42}));
+  expect_named_error(junk, "bad magic");
+  const auto empty = dir / "empty.bin";
+  write_file_atomically(empty, std::vector<std::byte>{});
+  expect_named_error(empty, "empty");
+
+  const auto damaged = dir / "damaged.bloom";
+  for (const any_filter& f : one_of_each(present_keys(200))) {
+    SCOPED_TRACE(to_string(f.kind()));
+    std::vector<std::byte> bytes = serialize(f);
+    bytes[bytes.size() / 2] ^= std::byte{0x10};
+    write_file_atomically(damaged, bytes);
+    expect_named_error(damaged, "checksum mismatch");
+    bytes.resize(bytes.size() - 64);
+    write_file_atomically(damaged, bytes);
+    expect_named_error(damaged, "truncated");
+  }
+  EXPECT_THROW((void)map_file(dir / "missing.bloom"), std::system_error);
+  EXPECT_THROW((void)map_file(dir.path()), std::system_error);
+}
+
+TEST(InspectFile, DescribesEveryKindsFileFromItsHeaderAlone) {
+  const support::temp_dir dir;
+  for (const any_filter& f : one_of_each(present_keys(2000))) {
+    SCOPED_TRACE(to_string(f.kind()));
+    const auto path = dir / (std::string(to_string(f.kind())) + ".bloom");
+    save(f, path);
+    const std::vector<std::byte> bytes = serialize(f);
+    const image_info info = inspect_file(path);
+    EXPECT_EQ(info.kind, f.kind());
+    EXPECT_EQ(info.version, format_version);
+    EXPECT_TRUE(info.hash == f.visit([](const auto& g) { return g.hash(); }));
+    EXPECT_EQ(info.algorithm, f.stats().hash);
+    EXPECT_EQ(info.keyed, f.stats().keyed);
+    EXPECT_EQ(info.element_count, f.stats().inserted);
+    EXPECT_EQ(info.file_size, bytes.size());
+    EXPECT_EQ(info.payload_offset + info.payload_size, info.file_size);
+    EXPECT_EQ(info.payload_offset % 64, 0U);
+    EXPECT_LE(info.header_size + info.params_size, info.payload_offset);
+    EXPECT_EQ(info.payload_size,
+              f.visit([](const auto& g) { return serialized_payload(g).size(); }));
+    // The same description as the bytes in memory give.
+    const image_info from_bytes = inspect_prefix(bytes);
+    EXPECT_EQ(from_bytes.kind, info.kind);
+    EXPECT_EQ(from_bytes.payload_offset, info.payload_offset);
+    EXPECT_EQ(from_bytes.params_size, info.params_size);
+  }
+}
+
+TEST(InspectFile, ReadsNoPayloadButRefusesWhatIsNoFilterOrCut) {
+  const support::temp_dir dir;
+  const auto path = dir / "f.bloom";
+  bloom_filter b({.capacity = 5000, .fpr = 0.01});
+  b.insert(std::string_view("x"));
+  std::vector<std::byte> bytes = serialize(b);
+  // A damaged payload is not seen (the checksum needs the payload): load and map_file see it.
+  bytes.back() ^= std::byte{1};
+  write_file_atomically(path, bytes);
+  EXPECT_EQ(inspect_file(path).kind, filter_kind::bloom);
+  EXPECT_THROW((void)load_any(path), format_error);
+  const auto expect_named_error = [&](const std::string& what) {
+    try {
+      (void)inspect_file(path);
+      FAIL() << "no exception";
+    } catch (const format_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("f.bloom"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  bytes.resize(bytes.size() - 8);  // the size the header declares is no longer the file's
+  write_file_atomically(path, bytes);
+  expect_named_error("truncated");
+  bytes.resize(40);
+  write_file_atomically(path, bytes);
+  expect_named_error("truncated");
+  write_file_atomically(path, std::vector<std::byte>(4096, std::byte{0x42}));
+  expect_named_error("bad magic");
+  write_file_atomically(path, std::vector<std::byte>{});
+  expect_named_error("empty");
+  EXPECT_THROW((void)inspect_file(dir / "missing.bloom"), std::system_error);
+  EXPECT_THROW((void)inspect_file(dir.path()), std::system_error);
 }
 
 TEST(FileLayer, SaveNeverWidensTheReplacedFilesPermissions) {

@@ -225,10 +225,7 @@ std::size_t expect_batched_output_checked(const F& f) {
 // Re-seals a hand-edited file image (recomputes its checksum), so that only the semantic checks
 // of a loader can catch the edit.
 inline void reseal(std::vector<std::byte>& bytes) {
-  const auto off = detail::get<std::uint64_t>(bytes.data() + detail::offs::payload_offset);
-  detail::put<std::uint64_t>(
-      bytes.data() + detail::offs::checksum,
-      detail::checksum(std::span(bytes).first(off), std::span(bytes).subspan(off)));
+  detail::reseal(bytes);
 }
 
 // Saves f to `path` and loads it back: the loaded copy is the same filter and the file holds

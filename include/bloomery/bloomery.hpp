@@ -15,6 +15,7 @@
 #include "bloomery/hash.hpp"
 #include "bloomery/image_reader.hpp"
 #include "bloomery/kinds.hpp"
+#include "bloomery/mapped_any_filter.hpp"
 #include "bloomery/positions.hpp"
 #include "bloomery/results.hpp"
 #include "bloomery/scalable_bloom_filter.hpp"

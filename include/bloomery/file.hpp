@@ -413,6 +413,31 @@ decltype(auto) naming_file(const std::filesystem::path& path, Fn&& fn) {
 
 }  // namespace detail
 
+// Describes a filter file without loading it: reads its header, then the rest of its prefix (the
+// parameters and padding up to the payload, whose size the header gives), and makes the checks
+// inspect_prefix() makes, plus that the file's size is the one its header declares. The payload is
+// never read, so the checksum is not verified (load() and map_file() verify it). A file that is
+// not a filter or whose prefix is damaged throws format_error naming the file; I/O failures throw
+// std::system_error.
+inline image_info inspect_file(const std::filesystem::path& path) {
+  return detail::naming_file(path, [&] {
+    detail::fd_guard f;
+    const std::uint64_t size = detail::open_for_reading(f, path);
+    std::vector<std::byte> prefix(header_bytes);
+    const auto head_bytes = static_cast<std::size_t>(std::min<std::uint64_t>(size, header_bytes));
+    const bool whole = detail::read_exactly(f.fd, std::span(prefix).first(head_bytes), path);
+    detail::check_head(std::span(prefix).first(whole ? head_bytes : 0), whole ? size : 0);
+    // check_head saw the whole header and its file size; the layout says where the payload starts
+    // (at most header_bytes + max_params_bytes + padding, so this is never a large read).
+    const detail::image_layout l = detail::check_layout(prefix.data());
+    prefix.resize(static_cast<std::size_t>(l.payload_offset));
+    if (!detail::read_exactly(f.fd, std::span(prefix).subspan(header_bytes), path)) {
+      detail::fail("file is truncated: it shrank while being read");
+    }
+    return inspect_prefix(prefix);
+  });
+}
+
 // Saves `filter` to `path` crash-safely (write_file_atomically): an interrupted save leaves the
 // previous file intact. A keyed filter's file holds its secret key, so it is written owner-only.
 template <class F>

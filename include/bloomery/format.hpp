@@ -125,14 +125,34 @@ struct parsed_file {
   throw format_error("bloomery: " + msg);
 }
 
-inline std::uint64_t checksum(std::span<const std::byte> header, std::span<const std::byte> rest) {
-  // XXH3-64 over every byte of the file except the checksum field itself.
-  XXH3_state_t state;
+// The checksum is XXH3-64 over every byte of the file except the checksum field itself. Starts
+// `state` over `prefix` (at least the header: the header and whatever follows it, typically the
+// parameters and padding up to the payload); the bytes after `prefix` are fed in with
+// XXH3_64bits_update, so a payload arriving in pieces is summed as it comes (image_reader).
+inline void start_checksum(XXH3_state_t& state, std::span<const std::byte> prefix) {
   XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, header.data(), offs::checksum);
-  XXH3_64bits_update(&state, header.data() + header_bytes, header.size() - header_bytes);
+  XXH3_64bits_update(&state, prefix.data(), offs::checksum);
+  XXH3_64bits_update(&state, prefix.data() + header_bytes, prefix.size() - header_bytes);
+}
+
+// The checksum the header declares. `h`: the first header_bytes bytes of an image.
+inline std::uint64_t declared_checksum(const std::byte* h) {
+  return get<std::uint64_t>(h + offs::checksum);
+}
+
+inline std::uint64_t checksum(std::span<const std::byte> header, std::span<const std::byte> rest) {
+  XXH3_state_t state;
+  start_checksum(state, header);
   if (!rest.empty()) XXH3_64bits_update(&state, rest.data(), rest.size());
   return XXH3_64bits_digest(&state);
+}
+
+// Writes into `image` (an image's bytes, edited) the checksum that matches them, whatever its
+// other fields say, so that only the field checks can catch the edit: for tests and fuzzers. Bytes
+// shorter than a header are left as they are.
+inline void reseal(std::span<std::byte> image) {
+  if (image.size() < header_bytes) return;
+  put<std::uint64_t>(image.data() + offs::checksum, checksum(image, {}));
 }
 
 // Header, params and padding for `img`; the payload follows it in the file.
@@ -159,8 +179,8 @@ inline std::vector<std::byte> encode_prefix(const file_image& img) {
   return out;
 }
 
-// `h`: the first header_bytes bytes of an image.
-inline void check_magic_and_version(const std::byte* h) {
+// `h`: the first header_bytes bytes of an image. Returns the version (the one this build reads).
+inline std::uint32_t check_magic_and_version(const std::byte* h) {
   if (std::memcmp(h + offs::magic, format_magic, sizeof format_magic) != 0) {
     fail("not a bloomery filter file (bad magic)");
   }
@@ -169,6 +189,7 @@ inline void check_magic_and_version(const std::byte* h) {
     fail("unsupported format version " + std::to_string(version) + " (this build reads version " +
          std::to_string(format_version) + ")");
   }
+  return version;
 }
 
 // The checks that need only the start of a file (`head`: its first header_bytes bytes, or all of
@@ -257,7 +278,7 @@ inline parsed_file parse(std::span<const std::byte> file) {
   const image_layout l = check_layout(file.data());
   const std::span<const std::byte> prefix = file.first(l.payload_offset);
   const std::span<const std::byte> payload = file.subspan(l.payload_offset);
-  if (checksum(prefix, payload) != get<std::uint64_t>(file.data() + offs::checksum)) {
+  if (checksum(prefix, payload) != declared_checksum(file.data())) {
     fail("checksum mismatch: the file is corrupted");
   }
   parsed_file parsed = parse_prefix(prefix, l);
@@ -300,37 +321,60 @@ std::span<const std::byte> serialized_payload(const F& filter) {
   return filter.image().payload;
 }
 
-// What an image's header says, read without its payload.
+// What an image's header says, read without its payload: inspect_prefix() for bytes in memory,
+// inspect_file() (file.hpp) for a file. Every field has passed the checks that need no payload.
 struct image_info {
   filter_kind kind;
-  hasher hash;
-  std::uint64_t element_count;
+  hasher hash;                   // the algorithm with its seed or secret key, ready to use
+  std::uint64_t element_count;   // insert calls (merges add them)
   std::uint64_t payload_offset;  // the size of the prefix: header, parameters, padding
   std::uint64_t payload_size;
-  std::uint64_t file_size;
+  std::uint64_t file_size;    // payload_offset + payload_size
+  std::uint32_t version;      // the format version (format_version: the only one read)
+  hash_algorithm algorithm;   // hash.algorithm(), the header's hash algorithm field
+  bool keyed;                 // hash.keyed(): the image holds a secret key (treat it as secret)
+  std::uint64_t header_size;  // header_bytes
+  std::uint32_t params_size;  // the kind's parameter block, from header_size on
 };
 
-// Checks every header and parameter-block field that needs no payload and describes the image.
-// `prefix`: the image's first bytes, at least up to its payload (serialize_prefix's bytes are
-// exactly that). The checksum, which covers the payload, and the kind's own parameter checks are
-// left to deserialize() or image_reader. Throws format_error.
-inline image_info inspect_prefix(std::span<const std::byte> prefix) {
+namespace detail {
+
+// inspect_prefix() with the parsed header (its payload left empty) for image_reader, which goes on
+// to rebuild the filter.
+struct inspected_prefix {
+  image_info info;
+  parsed_file parsed;
+};
+inline inspected_prefix inspect_prefix_parsed(std::span<const std::byte> prefix) {
   if (prefix.size() < header_bytes) {
     if (std::memcmp(prefix.data(), format_magic, std::min(prefix.size(), sizeof format_magic)) !=
         0) {
-      detail::fail("not a bloomery filter image (bad magic)");
+      fail("not a bloomery filter image (bad magic)");
     }
-    detail::fail("image prefix of " + std::to_string(prefix.size()) +
-                 " bytes is shorter than the " + std::to_string(header_bytes) + "-byte header");
+    fail("image prefix of " + std::to_string(prefix.size()) + " bytes is shorter than the " +
+         std::to_string(header_bytes) + "-byte header");
   }
-  detail::check_magic_and_version(prefix.data());
-  const detail::image_layout l = detail::check_layout(prefix.data());
+  const std::uint32_t version = check_magic_and_version(prefix.data());
+  const image_layout l = check_layout(prefix.data());
   if (prefix.size() < l.payload_offset) {
-    detail::fail("image prefix of " + std::to_string(prefix.size()) + " bytes ends before its " +
-                 "payload at " + std::to_string(l.payload_offset));
+    fail("image prefix of " + std::to_string(prefix.size()) + " bytes ends before its " +
+         "payload at " + std::to_string(l.payload_offset));
   }
-  const detail::parsed_file p = detail::parse_prefix(prefix.first(l.payload_offset), l);
-  return {p.kind, p.hash, p.element_count, l.payload_offset, l.payload_size, l.file_size};
+  const parsed_file p = parse_prefix(prefix.first(l.payload_offset), l);
+  const image_info info{p.kind,         p.hash,       p.element_count, l.payload_offset,
+                        l.payload_size, l.file_size,  version,         p.hash.algorithm(),
+                        p.hash.keyed(), header_bytes, l.params_size};
+  return {info, p};
+}
+
+}  // namespace detail
+
+// Checks every header and parameter-block field that needs no payload and describes the image.
+// `prefix`: the image's first bytes, at least up to its payload (serialize_prefix's bytes are
+// exactly that; a whole image will do). The checksum, which covers the payload, and the kind's
+// own parameter checks are left to deserialize() or image_reader. Throws format_error.
+inline image_info inspect_prefix(std::span<const std::byte> prefix) {
+  return detail::inspect_prefix_parsed(prefix).info;
 }
 
 // Rebuilds a filter from serialize()'s bytes; throws format_error on any malformed input.

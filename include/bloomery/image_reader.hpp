@@ -24,7 +24,10 @@ class image_reader {
   // `prefix`: the image up to its payload (serialize_prefix's bytes). Throws format_error for a
   // bad prefix or one of another kind than F, and allocation_error when the storage for the payload
   // it announces cannot be had (allocated here, zeroed, so the memory is taken at once).
-  explicit image_reader(std::span<const std::byte> prefix) : info_(inspect_prefix(prefix)) {
+  explicit image_reader(std::span<const std::byte> prefix) {
+    const detail::inspected_prefix inspected = detail::inspect_prefix_parsed(prefix);
+    info_ = inspected.info;
+    parsed_ = inspected.parsed;
     if (prefix.size() != info_.payload_offset) {
       detail::fail("image prefix has " + std::to_string(prefix.size()) + " bytes, its payload " +
                    "starts at " + std::to_string(info_.payload_offset));
@@ -33,14 +36,10 @@ class image_reader {
       detail::fail(std::string("image holds a ") + to_string(info_.kind) + " filter, not a " +
                    to_string(F::kind) + " filter");
     }
-    const detail::image_layout l = detail::check_layout(prefix.data());
-    parsed_ = detail::parse_prefix(prefix, l);
-    expected_checksum_ = detail::get<std::uint64_t>(prefix.data() + detail::offs::checksum);
-    // The checksum covers the prefix but its own field, then the payload (detail::checksum).
-    XXH3_64bits_reset(&state_);
-    XXH3_64bits_update(&state_, prefix.data(), detail::offs::checksum);
-    XXH3_64bits_update(&state_, prefix.data() + header_bytes, prefix.size() - header_bytes);
-    // parse_prefix's params point into the caller's prefix; the reader keeps its own copy.
+    // The checksum covers the prefix, then the payload as it arrives.
+    expected_checksum_ = detail::declared_checksum(prefix.data());
+    detail::start_checksum(state_, prefix);
+    // The parsed params point into the caller's prefix; the reader keeps its own copy.
     params_.assign(parsed_.params.begin(), parsed_.params.end());
     parsed_.params = params_;
     // A bound far above any filter's payload (at most 2^48 bits or slots) that keeps the bit
@@ -88,7 +87,7 @@ class image_reader {
   }
 
  private:
-  image_info info_;
+  image_info info_{};
   detail::parsed_file parsed_{};
   std::vector<std::byte> params_;
   std::uint64_t expected_checksum_ = 0;

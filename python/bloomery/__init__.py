@@ -22,22 +22,19 @@ docs/python.md in the repository has the whole API.
 from typing import Union as _Union
 
 from ._bloomery import (
-    BlockedBloomFilter,
-    BloomFilter,
-    CountingBloomFilter,
-    CuckooFilter,
     Filter,
     FilterFull,
     FormatError,
     MappedFilter,
-    ScalableBloomFilter,
-    ScalableCuckooFilter,
-    StaticFilter,
     __version__,
+    _kind_classes,
     load,
     loads,
     open,
 )
+
+# One class per kind of the library's kind table (BloomFilter, ..., StaticFilter), by its name.
+globals().update({cls.__name__: cls for cls in _kind_classes.values()})
 
 
 Key = _Union[str, bytes, bytearray, memoryview, int]
@@ -52,21 +49,7 @@ def _from_bytes(data):
     return loads(data)
 
 
-__all__ = [
-    "BlockedBloomFilter",
-    "BloomFilter",
-    "CountingBloomFilter",
-    "CuckooFilter",
-    "Filter",
-    "FilterFull",
-    "FormatError",
-    "Key",
-    "MappedFilter",
-    "ScalableBloomFilter",
-    "ScalableCuckooFilter",
-    "StaticFilter",
-    "__version__",
-    "load",
-    "loads",
-    "open",
-]
+__all__ = sorted(
+    [cls.__name__ for cls in _kind_classes.values()]
+    + ["Filter", "FilterFull", "FormatError", "Key", "MappedFilter", "__version__", "load", "loads",
+       "open"])

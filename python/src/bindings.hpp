@@ -167,17 +167,9 @@ py::object wrap(F&& f) {
   return py::cast(std::make_unique<py_filter<G>>(std::forward<F>(f)));
 }
 
-// The Python class name of each kind.
+// The Python class name of each kind, set when define_filter_class registers it (nullptr before).
 template <class F>
-constexpr const char* class_name() {
-  if constexpr (std::same_as<F, bloomery::bloom_filter>) return "BloomFilter";
-  if constexpr (std::same_as<F, bloomery::blocked_bloom_filter>) return "BlockedBloomFilter";
-  if constexpr (std::same_as<F, bloomery::counting_bloom_filter>) return "CountingBloomFilter";
-  if constexpr (std::same_as<F, bloomery::cuckoo_filter>) return "CuckooFilter";
-  if constexpr (std::same_as<F, bloomery::scalable_bloom_filter>) return "ScalableBloomFilter";
-  if constexpr (std::same_as<F, bloomery::static_filter>) return "StaticFilter";
-  if constexpr (std::same_as<F, bloomery::scalable_cuckoo_filter>) return "ScalableCuckooFilter";
-}
+inline const char* class_name = nullptr;
 
 // ------------------------------------------------------------------------------------------------
 // Statistics, queries and inserts shared by the owning filters and the mapped views.
@@ -273,6 +265,9 @@ void register_bloom_kinds(py::module_& m);       // bloom, blocked, counting
 void register_cuckoo_kinds(py::module_& m);      // cuckoo, scalable cuckoo
 void register_other_kinds(py::module_& m);       // scalable, static
 void register_module_functions(py::module_& m);  // load, loads, open, MappedFilter
+// _bloomery._kind_classes: each kind of the kind table (kinds.hpp) by name, to its class. Fails
+// (and so does the import) when a kind has no class, so the table and the classes stay in step.
+void register_kind_table(py::module_& m);
 
 }  // namespace bloomery_py
 

@@ -34,7 +34,7 @@ void define_target_init(filter_class<F>& cls) {
 
 void register_bloom_kinds(py::module_& m) {
   auto bloom = define_filter_class<bloomery::bloom_filter>(
-      m,
+      m, "BloomFilter",
       R"(The classic Bloom filter: m bits, k probes per key, the smallest Bloom filter for a
 target false-positive rate (9.6 bits per key at 1%). Supports union (``|``) and intersection
 (``&``) with filters of the same size and hashing. No removes: use a CountingBloomFilter or a
@@ -43,7 +43,7 @@ CuckooFilter for that.)",
   define_target_init(bloom);
 
   auto blocked = define_filter_class<bloomery::blocked_bloom_filter>(
-      m,
+      m, "BlockedBloomFilter",
       R"(The cache-line-blocked Bloom filter: all k bits of a key lie in one 64-byte line, so a
 query costs one cache miss (the fastest lookups; a few % more memory than BloomFilter at 1%).
 Supports union and intersection, like BloomFilter.)",
@@ -51,7 +51,7 @@ Supports union and intersection, like BloomFilter.)",
   define_target_init(blocked);
 
   auto counting = define_filter_class<bloomery::counting_bloom_filter>(
-      m,
+      m, "CountingBloomFilter",
       R"(The counting Bloom filter: a classic filter whose bits are 4-bit (or 8-bit) counters, so
 keys can be removed again (``remove``, ``discard``); about 4x the memory of a BloomFilter at the
 same rate. Counters saturate instead of overflowing: a saturated counter never drops to zero, so

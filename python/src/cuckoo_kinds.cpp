@@ -28,7 +28,7 @@ sub-filter at ``capacity`` keys (at most ``fpr``). ``seed`` and ``keyed``: as fo
 
 void register_cuckoo_kinds(py::module_& m) {
   auto cuckoo = define_filter_class<bloomery::cuckoo_filter>(
-      m,
+      m, "CuckooFilter",
       R"(The cuckoo filter: buckets of 4 fingerprints (semi-sorted), with removes (``remove``,
 ``discard``), smaller than Bloom filters below about 0.6% FPR. Its table can fill up: an insert
 into a full table raises ``bloomery.FilterFull`` and changes nothing (every key inserted before is
@@ -42,7 +42,7 @@ still found). A key inserted twice is stored twice, and needs two removes. No un
              py::arg("keyed") = false, cuckoo_init_doc);
 
   auto scalable = define_filter_class<bloomery::scalable_cuckoo_filter>(
-      m,
+      m, "ScalableCuckooFilter",
       R"(The scalable cuckoo filter (RedisBloom's CF): a chain of cuckoo sub-filters that grows when
 the newest one fills, with removes. Each sub-filter adds to the false-positive rate, so its rate
 rises above ``target_fpr`` as it grows (``fpr()`` says by how much). ``bloomery.FilterFull`` once

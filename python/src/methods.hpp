@@ -193,7 +193,7 @@ is written owner-only (0600). Raises OSError on I/O failures.)");
     return quick_locked<false>(self.mutex, [&] {
       char fpr[32];
       std::snprintf(fpr, sizeof fpr, "%.6g", self.filter.target_fpr());
-      return std::string("<bloomery.") + class_name<F>() +
+      return std::string("<bloomery.") + class_name<F> +
              " capacity=" + std::to_string(self.filter.capacity()) + " target_fpr=" + fpr +
              " size_in_bytes=" + std::to_string(self.filter.size_in_bytes()) +
              (self.filter.hash().keyed() ? " keyed" : "") + ">";
@@ -430,14 +430,15 @@ int contains_slot(PyObject* self, PyObject* key) {
   }
 }
 
-// A filter class with every method its kind supports. `doc` is the class docstring, to which the
-// thread-safety rules are appended.
+// A filter class named `name` with every method its kind supports. `doc` is the class docstring, to
+// which the thread-safety rules are appended.
 template <class F>
-filter_class<F> define_filter_class(py::module_& m, const std::string& doc, const char* no_union,
-                                    const char* no_intersection) {
+filter_class<F> define_filter_class(py::module_& m, const char* name, const std::string& doc,
+                                    const char* no_union, const char* no_intersection) {
+  class_name<F> = name;
   // pybind11 keeps the pointer: the docstring must outlive the module.
   static const std::string full_doc = doc + "\n" + thread_safety_doc;
-  filter_class<F> cls(m, class_name<F>(), full_doc.c_str());
+  filter_class<F> cls(m, name, full_doc.c_str());
   cls.attr("__module__") = "bloomery";
   define_common<F>(cls);
   if constexpr (bloomery::insertable_filter<F>) define_inserts<F>(cls);

@@ -1,9 +1,9 @@
 // The extension module bloomery._bloomery: the filter classes, files (load, loads, open and the
 // memory-mapped MappedFilter), the exceptions and the version. bloomery/__init__.py re-exports it.
-#include <cstring>
-#include <fstream>
+#include <filesystem>
+#include <memory>
 #include <optional>
-#include <variant>
+#include <utility>
 
 #include "bindings.hpp"
 #include "methods.hpp"
@@ -11,59 +11,26 @@
 namespace bloomery_py {
 namespace {
 
-template <class List>
-struct mapped_variant;
-template <class... Fs>
-struct mapped_variant<bloomery::type_list<Fs...>> {
-  using type = std::variant<std::unique_ptr<bloomery::mapped_filter<Fs>>...>;
-};
-
 // A read-only filter queried in place from a memory-mapped file, whatever its kind.
 struct py_mapped {
-  mapped_variant<bloomery::filter_types>::type map;
+  std::unique_ptr<bloomery::mapped_any_filter> map;  // null once closed
   std::filesystem::path path;
   bloomery::filter_kind kind = bloomery::filter_kind::bloom;
-  bool open = true;
   mutable std::shared_mutex mutex;
 
   // fn(view) for the mapped filter; ValueError once closed. Call under the lock.
   template <class Fn>
   decltype(auto) visit(Fn&& fn) const {
-    if (!open) throw std::invalid_argument("bloomery: the mapped filter is closed");
-    return std::visit([&](const auto& p) -> decltype(auto) { return fn(**p); }, map);
+    if (!map) throw std::invalid_argument("bloomery: the mapped filter is closed");
+    return map->visit(std::forward<Fn>(fn));
   }
 };
-
-// The kind field of a file that starts like a bloomery filter (docs/file-format.md: the magic,
-// then the format version and the kind as little-endian u32 at offsets 8 and 12); nullopt for
-// anything else, which map_file then describes precisely.
-std::optional<bloomery::filter_kind> peek_kind(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char head[16];
-  if (!in.read(reinterpret_cast<char*>(head), sizeof head)) return std::nullopt;
-  if (std::memcmp(head, bloomery::format_magic, sizeof bloomery::format_magic) != 0) {
-    return std::nullopt;
-  }
-  const std::uint32_t kind = std::uint32_t{head[12]} | std::uint32_t{head[13]} << 8 |
-                             std::uint32_t{head[14]} << 16 | std::uint32_t{head[15]} << 24;
-  if (!bloomery::is_known_kind(kind)) return std::nullopt;
-  return static_cast<bloomery::filter_kind>(kind);
-}
 
 std::unique_ptr<py_mapped> map_any(const std::filesystem::path& path) {
   auto m = std::make_unique<py_mapped>();
   m->path = path;
-  const std::optional<bloomery::filter_kind> kind = peek_kind(path);
-  if (!kind) {  // not a filter file: the library says why (or, if it changed meanwhile, maps it)
-    m->map = std::make_unique<bloomery::mapped_filter<bloomery::bloom_filter>>(path);
-    return m;
-  }
-  m->kind = *kind;
-  [&]<class... Fs>(bloomery::type_list<Fs...>) {
-    (void)((Fs::kind == *kind &&
-            (m->map = std::make_unique<bloomery::mapped_filter<Fs>>(path), true)) ||
-           ...);
-  }(bloomery::filter_types{});
+  m->map = std::make_unique<bloomery::mapped_any_filter>(bloomery::map_file(path));
+  m->kind = m->map->kind();
   return m;
 }
 
@@ -158,17 +125,10 @@ void define_mapped(py::module_& m) {
       "path", [](const P& self) { return self.path; }, "The mapped file's path.");
   cls.def_property_readonly(
       "closed",
-      [](const P& self) { return quick_locked<false>(self.mutex, [&] { return !self.open; }); },
+      [](const P& self) { return quick_locked<false>(self.mutex, [&] { return !self.map; }); },
       "True once ``close()`` has unmapped the file.");
   cls.def(
-      "close",
-      [](P& self) {
-        released_locked<true>(self.mutex, [&] {
-          if (!self.open) return;
-          self.open = false;
-          std::visit([](auto& p) { p.reset(); }, self.map);
-        });
-      },
+      "close", [](P& self) { released_locked<true>(self.mutex, [&] { self.map.reset(); }); },
       "Unmaps the file (waiting for running queries). Closing twice is harmless.");
   cls.def(
       "__enter__", [](P& self) -> P& { return self; }, py::return_value_policy::reference,
@@ -176,17 +136,15 @@ void define_mapped(py::module_& m) {
   cls.def(
       "__exit__",
       [](P& self, const py::object&, const py::object&, const py::object&) {
-        released_locked<true>(self.mutex, [&] {
-          self.open = false;
-          std::visit([](auto& p) { p.reset(); }, self.map);
-        });
+        released_locked<true>(self.mutex, [&] { self.map.reset(); });
         return false;
       },
       py::arg("exc_type"), py::arg("exc_value"), py::arg("traceback"), "Closes the view.");
   cls.def("__repr__", [](const P& self) {
     return std::string("<bloomery.MappedFilter kind=") + bloomery::to_string(self.kind) +
            " path='" + self.path.string() + "'" +
-           (quick_locked<false>(self.mutex, [&] { return self.open; }) ? "" : " closed") + ">";
+           (quick_locked<false>(self.mutex, [&] { return self.map != nullptr; }) ? "" : " closed") +
+           ">";
   });
 }
 
@@ -261,5 +219,6 @@ PYBIND11_MODULE(_bloomery, m) {
   bloomery_py::register_cuckoo_kinds(m);
   bloomery_py::register_other_kinds(m);
   bloomery_py::register_module_functions(m);
+  bloomery_py::register_kind_table(m);  // after every class: it checks that each kind has one
   m.attr("__version__") = bloomery::version_string;
 }

@@ -31,7 +31,7 @@ GIL released. ``seed`` and ``keyed``: as for BloomFilter.)";
 
 void register_other_kinds(py::module_& m) {
   auto scalable = define_filter_class<bloomery::scalable_bloom_filter>(
-      m,
+      m, "ScalableBloomFilter",
       R"(The scalable Bloom filter: a list of classic filters that grows as keys arrive, so it needs
 no capacity guess up front, while its false-positive rate stays below the target. Keys already
 answered "possibly present" are skipped on insert, so duplicates do not use up capacity. Supports
@@ -51,7 +51,7 @@ intersection, no removes.)",
                scalable_init_doc);
 
   auto fixed = define_filter_class<bloomery::static_filter>(
-      m,
+      m, "StaticFilter",
       R"(The static filter: a binary fuse filter for a set that never changes (an SSTable's keys,
 a shipped blocklist), built once from all its keys with ``StaticFilter.build(keys, fpr)``. The
 smallest filter here (about 9 bits per key at 0.39%), three memory accesses per query, and

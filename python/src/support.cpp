@@ -211,4 +211,21 @@ std::string full_message(bloomery::filter_kind kind, const std::string& detail) 
          "before is still found; build it with a larger capacity, or use a ScalableCuckooFilter";
 }
 
+void register_kind_table(py::module_& m) {
+  py::dict classes;
+  [&]<class... Fs>(bloomery::type_list<Fs...>) {
+    (
+        [&] {
+          const py::handle type = py::detail::get_type_handle(typeid(py_filter<Fs>), false);
+          if (!type) {
+            throw std::logic_error(std::string("bloomery: the ") + bloomery::to_string(Fs::kind) +
+                                   " filter of the kind table has no Python class");
+          }
+          classes[bloomery::to_string(Fs::kind)] = type;
+        }(),
+        ...);
+  }(bloomery::filter_types{});
+  m.attr("_kind_classes") = classes;
+}
+
 }  // namespace bloomery_py

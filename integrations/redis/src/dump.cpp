@@ -51,9 +51,8 @@ std::vector<std::byte> make_header_chunk(const dump_kind& kind, std::uint32_t wo
 }
 
 header_chunk read_header_chunk(const dump_kind& kind, std::span<const std::byte> chunk) {
-  if (chunk.size() < dump_header_bytes + bloomery::header_bytes) {
-    throw bad_dump("header chunk is too short");
-  }
+  // The image prefix after the dump header is bloomery's to check (dump_restore: inspect_prefix).
+  if (chunk.size() < dump_header_bytes) throw bad_dump("header chunk is too short");
   if (std::memcmp(chunk.data(), kind.magic, sizeof kind.magic) != 0) {
     throw bad_dump("not this type's dump");
   }
