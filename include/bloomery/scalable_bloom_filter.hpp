@@ -35,6 +35,7 @@
 #include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
+#include "bloomery/detail/sub_filter_chain.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -61,6 +62,10 @@ struct scalable_layer {
   std::uint64_t inserted = 0;     // keys added to this sub-filter
   std::uint64_t word_offset = 0;  // where its words start in the storage
   std::uint64_t words() const noexcept { return words_for_bits(bits); }
+  // The classic filter it is (sub_filter(i)'s view; a file's sub-filter is checked as its file).
+  bloom_meta as_bloom(const hasher& h) const {
+    return {bits, hashes, capacity, fpr, inserted, h, false};
+  }
 };
 
 // Everything a scalable filter is besides its bits.
@@ -176,17 +181,14 @@ class scalable_queries {
   // target FPR p_i, inserted keys, fill and estimates. Valid until the next insert or clear.
   bloom_filter::view sub_filter(std::size_t i) const {
     const scalable_layer& l = meta().layers.at(i);
-    return {bloom_meta{l.bits, l.hashes, l.capacity, l.fpr, l.inserted, meta().hash, false},
-            words() + l.word_offset};
+    return {l.as_bloom(meta().hash), words() + l.word_offset};
   }
 
   // The initial capacity n0 (the target's capacity); the filter holds more by growing.
   std::uint64_t capacity() const noexcept { return meta().initial_capacity; }
   // Keys the existing sub-filters hold at their rates: Σ n_i.
   std::uint64_t current_capacity() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.capacity;
-    return total;
+    return chain_sum(meta().layers, [](const scalable_layer& l) { return l.capacity; });
   }
   // The bound p on the compound false-positive rate.
   double target_fpr() const noexcept { return meta().fpr; }
@@ -200,15 +202,10 @@ class scalable_queries {
   const scalable_options& options() const noexcept { return meta().options; }
   // Keys added (insert calls that returned true; a union adds both counts).
   std::uint64_t inserted() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.inserted;
-    return total;
+    return chain_sum(meta().layers, [](const scalable_layer& l) { return l.inserted; });
   }
   const hasher& hash() const noexcept { return meta().hash; }
-  std::uint64_t size_in_bytes() const noexcept {
-    const scalable_layer& last = meta().layers.back();
-    return (last.word_offset + last.words()) * 8;
-  }
+  std::uint64_t size_in_bytes() const noexcept { return chain_words(meta().layers) * 8; }
 
   // Distinct keys, estimated as the sum of the sub-filters' estimates from their fills;
   // UINT64_MAX once a sub-filter is entirely set.
@@ -329,13 +326,7 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
 
   // Back to a single, empty sub-filter (memory of the others is released).
   void clear() {
-    if (meta_.layers.size() > 1) {
-      bit_array first(meta_.layers[0].words() * 64);
-      meta_.layers.resize(1);
-      storage_ = std::move(first);
-    } else {
-      storage_.clear();
-    }
+    detail::chain_clear(storage_, meta_.layers);
     meta_.layers[0].inserted = 0;
   }
 
@@ -412,18 +403,14 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
                               "can describe), holding " + std::to_string(current_capacity()) +
                               " keys");
     }
-    const std::uint64_t used = meta_.layers.back().word_offset + meta_.layers.back().words();
     detail::scalable_layer next;
     try {
-      next = detail::scalable_make_layer(meta_, i, used);
+      next = detail::scalable_make_layer(meta_, i, detail::chain_words(meta_.layers));
     } catch (const std::invalid_argument& e) {
       throw std::length_error("bloomery: scalable filter cannot add sub-filter " +
                               std::to_string(i) + ": " + e.what());
     }
-    bit_array bigger((used + next.words()) * 64);
-    std::memcpy(bigger.data(), storage_.data(), used * 8);
-    meta_.layers.push_back(next);
-    storage_ = std::move(bigger);
+    detail::chain_grow(storage_, meta_.layers, next);
   }
 
   static std::vector<std::byte> params(const detail::scalable_meta& m) {
@@ -483,7 +470,7 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
     if (m.initial_capacity == 0) detail::fail("initial capacity is zero");
     if (!(m.fpr > 0 && m.fpr < 1)) detail::fail("target fpr outside (0, 1)");
     if (reserved != 0) detail::fail("reserved parameter is not zero");
-    std::uint64_t offset = 0, inserted = 0;
+    std::uint64_t offset = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
       detail::scalable_layer& l = m.layers[i];
       const std::string which = "sub-filter " + std::to_string(i) + ": ";
@@ -520,40 +507,11 @@ class scalable_bloom_filter : public detail::scalable_queries<scalable_bloom_fil
       }
       l.word_offset = offset;
       offset += l.words();
-      if (l.inserted > std::numeric_limits<std::uint64_t>::max() - inserted) {
-        detail::fail(which + "inserted count overflows");
-      }
-      inserted += l.inserted;
     }
-    if (f.payload.size() != offset * 8) {
-      detail::fail("payload has " + std::to_string(f.payload.size()) + " bytes, the " +
-                   std::to_string(count) + " sub-filters need " + std::to_string(offset * 8));
-    }
-    if (inserted != f.element_count) {
-      detail::fail("element count " + std::to_string(f.element_count) +
-                   " is not the sum of the sub-filters' inserted counts (" +
-                   std::to_string(inserted) + ")");
-    }
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const detail::scalable_layer& l = m.layers[i];
-      const std::vector<std::byte> bloom_params = detail::params_writer()
-                                                      .add<std::uint64_t>(l.bits)
-                                                      .add<std::uint32_t>(l.hashes)
-                                                      .add<std::uint32_t>(0)
-                                                      .add<std::uint64_t>(l.capacity)
-                                                      .add<double>(l.fpr)
-                                                      .take();
-      const detail::parsed_file sub{filter_kind::bloom, f.hash, l.inserted, bloom_params,
-                                    f.payload.subspan(l.word_offset * 8, l.words() * 8)};
-      try {
-        (void)bloom_filter::view_of(sub);
-      } catch (const format_error& e) {
-        std::string msg = e.what();
-        const std::string prefix = "bloomery: ";
-        if (msg.starts_with(prefix)) msg.erase(0, prefix.size());
-        detail::fail("sub-filter " + std::to_string(i) + ": " + msg);
-      }
-    }
+    // Each sub-filter's slice is then checked as the classic filter's own file would be.
+    detail::check_chain<bloom_filter>(
+        f, m.layers, [](const detail::scalable_layer& l) { return l.inserted; },
+        [&](std::size_t i) { return m.layers[i].as_bloom(f.hash); });
     return m;
   }
 

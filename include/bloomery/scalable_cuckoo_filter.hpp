@@ -60,10 +60,11 @@
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/cuckoo_filter.hpp"
-#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/detail/cuckoo_core.hpp"
 #include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
+#include "bloomery/detail/sub_filter_chain.hpp"
 #include "bloomery/format.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/results.hpp"
@@ -330,9 +331,8 @@ class scalable_cuckoo_queries {
   std::uint64_t capacity() const noexcept { return meta().params.initial_capacity; }
   // Keys the existing sub-filters are sized for: sum of n_i.
   std::uint64_t total_capacity() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.table.capacity;
-    return total;
+    return chain_sum(meta().layers,
+                     [](const scalable_cuckoo_layer& l) { return l.table.capacity; });
   }
   // Sub-filter 0's target rate: the caller's target, or (explicit parameters) the model's rate at
   // n0 keys. The filter's rate passes it as sub-filters are added.
@@ -345,27 +345,19 @@ class scalable_cuckoo_queries {
   bool semi_sorted() const noexcept { return meta().params.semi_sorted; }
   // Buckets and slots of all sub-filters together.
   std::uint64_t bucket_count() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.table.buckets;
-    return total;
+    return chain_sum(meta().layers, [](const scalable_cuckoo_layer& l) { return l.table.buckets; });
   }
   std::uint64_t slot_count() const noexcept { return bucket_count() * cuckoo_bucket_slots; }
   // Successful inserts so far (failed ones are not counted), and successful removes.
   std::uint64_t inserted() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.table.inserted;
-    return total;
+    return chain_sum(meta().layers,
+                     [](const scalable_cuckoo_layer& l) { return l.table.inserted; });
   }
   std::uint64_t removed() const noexcept {
-    std::uint64_t total = 0;
-    for (const auto& l : meta().layers) total += l.table.removed;
-    return total;
+    return chain_sum(meta().layers, [](const scalable_cuckoo_layer& l) { return l.table.removed; });
   }
   const hasher& hash() const noexcept { return meta().hash; }
-  std::uint64_t size_in_bytes() const noexcept {
-    const scalable_cuckoo_layer& last = meta().layers.back();
-    return (last.word_offset + last.words()) * 8;
-  }
+  std::uint64_t size_in_bytes() const noexcept { return chain_words(meta().layers) * 8; }
 
   // The bytes the next sub-filter would add (growing allocates size_in_bytes() plus these, then
   // frees the old storage); 0 when none can be added: max_sub_filters reached, or the next would
@@ -575,13 +567,7 @@ class scalable_cuckoo_filter : public detail::scalable_cuckoo_queries<scalable_c
 
   // Back to a single, empty sub-filter (the memory of the others is released).
   void clear() {
-    if (meta_.layers.size() > 1) {
-      bit_array first(meta_.layers[0].words() * 64);
-      meta_.layers.resize(1);
-      storage_ = std::move(first);
-    } else {
-      storage_.clear();
-    }
+    detail::chain_clear(storage_, meta_.layers);
     detail::cuckoo_meta& t = meta_.layers[0].table;
     t.inserted = 0;
     t.removed = 0;
@@ -659,14 +645,10 @@ class scalable_cuckoo_filter : public detail::scalable_cuckoo_queries<scalable_c
   bool grow() {
     const std::size_t i = meta_.layers.size();
     if (i >= meta_.params.max_sub_filters) return false;
-    const std::uint64_t used = meta_.layers.back().word_offset + meta_.layers.back().words();
     std::optional<detail::scalable_cuckoo_layer> next =
-        detail::scalable_cuckoo_make_layer(meta_, i, used);
+        detail::scalable_cuckoo_make_layer(meta_, i, detail::chain_words(meta_.layers));
     if (!next) return false;
-    bit_array bigger((used + next->words()) * 64);
-    std::memcpy(bigger.data(), storage_.data(), used * 8);
-    meta_.layers.push_back(std::move(*next));
-    storage_ = std::move(bigger);
+    detail::chain_grow(storage_, meta_.layers, std::move(*next));
     return true;
   }
 
@@ -749,7 +731,7 @@ class scalable_cuckoo_filter : public detail::scalable_cuckoo_queries<scalable_c
                    std::to_string(m.params.max_sub_filters));
     }
     if (!(m.fpr > 0 && m.fpr < 1)) detail::fail("target fpr outside (0, 1)");
-    std::uint64_t offset = 0, inserted = 0;
+    std::uint64_t offset = 0;
     for (std::uint32_t i = 0; i < count; ++i) {
       const std::string which = "sub-filter " + std::to_string(i) + ": ";
       std::optional<detail::scalable_cuckoo_layer> l =
@@ -762,52 +744,18 @@ class scalable_cuckoo_filter : public detail::scalable_cuckoo_queries<scalable_c
                      "(expected " + std::to_string(l->table.capacity) + " and " +
                      std::to_string(l->table.buckets) + ")");
       }
-      if (s.inserted > std::numeric_limits<std::uint64_t>::max() - inserted) {
-        detail::fail(which + "insert count overflows");
-      }
-      inserted += s.inserted;
+      // The rest of the stash is checked with the sub-filter's table, by cuckoo_filter.
+      if (s.stash_used > 1) detail::fail(which + "stash state is neither 0 nor 1");
       l->table.inserted = s.inserted;
       l->table.removed = s.removed;
       l->table.stash = {s.stash_used == 1, s.stash_fingerprint, s.stash_bucket};
       offset += l->words();
       m.layers.push_back(std::move(*l));
     }
-    if (f.payload.size() != offset * 8) {
-      detail::fail("payload has " + std::to_string(f.payload.size()) + " bytes, the " +
-                   std::to_string(count) + " sub-filters need " + std::to_string(offset * 8));
-    }
-    if (inserted != f.element_count) {
-      detail::fail("element count " + std::to_string(f.element_count) +
-                   " is not the sum of the sub-filters' insert counts (" +
-                   std::to_string(inserted) + ")");
-    }
-    for (std::uint32_t i = 0; i < count; ++i) {
-      const detail::scalable_cuckoo_layer& l = m.layers[i];
-      const stored_layer& s = stored[i];
-      // The sub-filter's own file, exactly as cuckoo_filter writes its parameter block.
-      detail::params_writer w;
-      w.add<std::uint32_t>(l.table.fingerprint_bits)
-          .add<std::uint32_t>(l.table.max_kicks)
-          .add<std::uint64_t>(l.table.buckets)
-          .add<std::uint64_t>(l.table.capacity)
-          .add<double>(l.table.target_fpr)
-          .add<std::uint64_t>(s.removed)
-          .add<std::uint32_t>(s.stash_used)
-          .add<std::uint32_t>(s.stash_fingerprint)
-          .add<std::uint64_t>(s.stash_bucket);
-      if (l.table.semi_sorted) w.add<std::uint32_t>(layout_semi_sorted).add<std::uint32_t>(0);
-      const std::vector<std::byte> cuckoo_params = w.take();
-      const detail::parsed_file sub{filter_kind::cuckoo, f.hash, s.inserted, cuckoo_params,
-                                    f.payload.subspan(l.word_offset * 8, l.words() * 8)};
-      try {
-        (void)cuckoo_filter::view_of(sub);
-      } catch (const format_error& e) {
-        std::string msg = e.what();
-        const std::string prefix = "bloomery: ";
-        if (msg.starts_with(prefix)) msg.erase(0, prefix.size());
-        detail::fail("sub-filter " + std::to_string(i) + ": " + msg);
-      }
-    }
+    // Each sub-filter's table is then checked as cuckoo_filter's own file would be.
+    detail::check_chain<cuckoo_filter>(
+        f, m.layers, [](const detail::scalable_cuckoo_layer& l) { return l.table.inserted; },
+        [&](std::size_t i) { return m.layers[i].table; });
     return m;
   }
 

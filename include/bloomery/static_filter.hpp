@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
-#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/detail/filter_file.hpp"
 #include "bloomery/detail/filter_view.hpp"
 #include "bloomery/detail/static_core.hpp"

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <ranges>
 
-#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/hash.hpp"
 
 namespace bloomery::detail {

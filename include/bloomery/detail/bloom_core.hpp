@@ -10,17 +10,10 @@
 #include <type_traits>
 
 #include "bloomery/bit_array.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/hash.hpp"
 
 namespace bloomery::detail {
-
-// Maps a uniform 64-bit value onto [0, m) by multiply-shift: floor(x * m / 2^64). Unlike x % m it
-// costs one multiply instead of a division, works for any m (no power of two needed), and its
-// bias is below m / 2^64 — immeasurable for the filters we allow (m <= 2^48).
-inline std::uint64_t reduce(std::uint64_t x, std::uint64_t m) noexcept {
-  __extension__ const auto p = static_cast<unsigned __int128>(x) * m;  // quiet under -Wpedantic
-  return static_cast<std::uint64_t>(p >> 64);
-}
 
 // Kirsch–Mitzenmacher double hashing: probe i sits at reduce(h1 + i*h2, m). All arithmetic is
 // 64-bit before the reduction, so positions stay uniform even for m far above 2^32.
@@ -82,18 +75,6 @@ inline constexpr std::size_t batch_size = 256;
 // Keys whose k lines are prefetched together on the mostly-present path: 32 keys of 7 probes keep
 // about as many misses in flight as the memory system tracks (insert_many uses the same).
 inline constexpr std::size_t present_group = 32;
-// Filters smaller than this sit in L1/L2, where the plain loop wins: batching only adds overhead.
-inline constexpr std::uint64_t batch_min_bytes = std::uint64_t{1} << 20;
-
-template <class Keys, class Out>
-void check_batch_sizes(const Keys& keys, const Out& out) {
-  if (std::ranges::size(out) < std::ranges::size(keys)) {
-    throw std::invalid_argument("bloomery: may_contain_many: output has " +
-                                std::to_string(std::ranges::size(out)) + " slots for " +
-                                std::to_string(std::ranges::size(keys)) + " keys");
-  }
-}
-
 // Keys per lane of probe_many: two lanes keep up to 2 * 128 keys' misses in flight (other lane
 // sizes: `bloomery-probe-study lanes`, BENCHMARKS.md, "Tuned constants").
 inline constexpr std::size_t lane_size = batch_size / 2;

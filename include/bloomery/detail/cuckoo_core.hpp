@@ -1,6 +1,7 @@
-// The hard parts of the cuckoo filter, shared by the owning filter and its mapped view: the
-// bit-packed bucket table, fingerprints, the alternate-bucket involution, probing and batched
-// probing. Nothing here owns memory. docs/cuckoo-filter.md explains every formula.
+// The hard parts of the cuckoo filter, shared by the owning filter, its mapped view and the
+// scalable cuckoo filter's sub-filters: the bit-packed bucket table, fingerprints, the
+// alternate-bucket involution, probing and batched probing, and the table-writing verbs (place,
+// remove). Nothing here owns memory. docs/cuckoo-filter.md explains every formula.
 #pragma once
 
 #include <algorithm>
@@ -14,7 +15,7 @@
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/batched_queries.hpp"
-#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/hash.hpp"
 
 namespace bloomery::detail {
@@ -366,6 +367,99 @@ std::size_t cuckoo_probe_many(const hasher& hash, const std::uint64_t* words,
                               const cuckoo_stash& stash, const Keys& keys, Out& out) {
   return batched_queries<cuckoo_batch_size>(hash, cuckoo_batch_probe{words, lanes, buckets, stash},
                                             true, keys, out);
+}
+
+// Everything a cuckoo filter is besides its table.
+struct cuckoo_meta {
+  std::uint32_t fingerprint_bits = 0;
+  std::uint32_t max_kicks = 0;
+  std::uint64_t buckets = 0;
+  std::uint64_t capacity = 0;
+  double target_fpr = 0.0;
+  std::uint64_t inserted = 0;  // successful inserts
+  std::uint64_t removed = 0;   // successful removes
+  cuckoo_stash stash;
+  hasher hash;
+  bool semi_sorted = false;  // the table's bucket layout
+};
+
+// The writing verbs on a table and its metadata, shared by cuckoo_filter and the sub-filters of
+// scalable_cuckoo_filter (which lie back to back in one allocation). `alt(b, fp)` is the table's
+// pairing rule: the other bucket of fingerprint fp stored in bucket b, an involution.
+
+// A cuckoo filter's pairing rule: cuckoo_alt_bucket over its bucket count.
+struct cuckoo_pairing {
+  std::uint64_t buckets;
+  std::uint64_t operator()(std::uint64_t b, std::uint64_t fp) const noexcept {
+    return cuckoo_alt_bucket(b, fp, buckets);
+  }
+};
+
+// Puts fingerprint `fp`, whose buckets are i1 and i2, into the table: into a free slot of i1 or
+// i2 if there is one, else by evicting a random resident of a random one of the two and moving it
+// to its own other bucket, up to max_kicks times. A fingerprint left homeless after that goes
+// to the (empty) stash, so nothing is ever lost. Randomness comes from `seed` (derived from the
+// key's hash), so the same operations always build the same table.
+template <class Pairing>
+void cuckoo_place(std::uint64_t* words, cuckoo_meta& m, std::uint64_t fp, std::uint64_t i1,
+                  std::uint64_t i2, std::uint64_t seed, const Pairing& alt) noexcept {
+  const cuckoo_lanes lanes(m.fingerprint_bits, m.semi_sorted);
+  const auto try_put = [&](std::uint64_t b) {
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t free = lanes.zero_slots(bucket);
+    if (free == 0) return false;
+    write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(free), fp));
+    return true;
+  };
+  if (try_put(i1) || try_put(i2)) return;
+  std::uint64_t rng = seed;
+  std::uint64_t b = (cuckoo_random(rng) & 1) ? i2 : i1;
+  for (std::uint32_t kick = 0; kick < m.max_kicks; ++kick) {
+    const auto slot = static_cast<std::uint32_t>(cuckoo_random(rng) & 3);
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t evicted = lanes.get(bucket, slot);
+    write_bucket(words, lanes, b, lanes.set(bucket, slot, fp));
+    fp = evicted;
+    b = alt(b, fp);
+    if (try_put(b)) return;
+  }
+  m.stash = {true, static_cast<std::uint32_t>(fp), b};
+}
+
+// Stores the key of hash `h`, at position `p`, in a table whose stash is free.
+template <class Pairing>
+void cuckoo_place_hash(std::uint64_t* words, cuckoo_meta& m, hash128 h, const cuckoo_position& p,
+                       const Pairing& alt) noexcept {
+  cuckoo_place(words, m, p.fp, p.i1, p.i2, h.low ^ h.high, alt);
+  ++m.inserted;
+}
+
+// Removes one copy of p's fingerprint from its buckets (or the stash); false, changing nothing,
+// when no copy is there. A stashed fingerprint then moves back into the table when it can.
+template <class Pairing>
+bool cuckoo_remove(std::uint64_t* words, cuckoo_meta& m, const cuckoo_position& p,
+                   const Pairing& alt) noexcept {
+  const cuckoo_lanes lanes(m.fingerprint_bits, m.semi_sorted);
+  for (const std::uint64_t b : {p.i1, p.i2}) {
+    const std::uint64_t bucket = read_bucket(words, lanes, b);
+    const std::uint64_t marks = lanes.matching_slots(bucket, p.fp);
+    if (marks != 0) {
+      write_bucket(words, lanes, b, lanes.set(bucket, lanes.first_slot(marks), 0));
+      ++m.removed;
+      if (m.stash.used) {
+        const cuckoo_stash victim = std::exchange(m.stash, {});
+        cuckoo_place(words, m, victim.fingerprint, victim.bucket,
+                     alt(victim.bucket, victim.fingerprint), victim.bucket ^ m.removed, alt);
+      }
+      return true;
+    }
+  }
+  if (m.stash.holds(p)) {
+    m.stash = {};
+    ++m.removed;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace bloomery::detail

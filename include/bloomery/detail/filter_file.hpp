@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/filter_view.hpp"
@@ -51,6 +52,12 @@ class filter_file {
            "-byte aligned, so it cannot be viewed in place (deserialize copies it)");
     }
     return view_over<view>(Derived::read_meta(f), f.payload);
+  }
+  // view_of() for the file this kind would write for `m` with `payload`: how a scalable filter
+  // checks each sub-filter as a file of its own, the parameter block written by its kind alone.
+  static view view_of(const Meta& m, std::span<const std::byte> payload) {
+    const std::vector<std::byte> params = Derived::params(m);
+    return view_of(parsed_file{Kind, m.hash, m.inserted, params, payload});
   }
 };
 

@@ -23,7 +23,7 @@
 
 #include "bloomery/bit_array.hpp"
 #include "bloomery/detail/batched_queries.hpp"
-#include "bloomery/detail/bloom_core.hpp"
+#include "bloomery/detail/core_common.hpp"
 #include "bloomery/hash.hpp"
 
 namespace bloomery::detail {
