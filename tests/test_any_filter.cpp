@@ -7,6 +7,7 @@
 #include <bloomery/support/keys.hpp>
 #include <bloomery/support/temp_dir.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -172,6 +173,28 @@ TEST(AnyFilter, LoadAnyNamesTheFileAndSeparatesIoErrors) {
   } catch (const format_error& e) {
     EXPECT_NE(std::string(e.what()).find("junk.bloom"), std::string::npos) << e.what();
   }
+}
+
+TEST(AnyFilter, WithFilterTypeFindsEachKindsTypeAndNothingForOtherValues) {
+  for (const kind_info& row : filter_kinds) {
+    int calls = 0;
+    filter_kind seen{};
+    EXPECT_TRUE(with_filter_type(row.kind, [&]<class F>() {
+      ++calls;
+      seen = F::kind;
+    }));
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(seen, row.kind);
+  }
+  std::uint32_t past_last = 0;
+  for (const kind_info& row : filter_kinds) {
+    past_last = std::max(past_last, static_cast<std::uint32_t>(row.kind) + 1);
+  }
+  int calls = 0;
+  for (const std::uint32_t tag : {0U, past_last, 0xffffffffU}) {
+    EXPECT_FALSE(with_filter_type(static_cast<filter_kind>(tag), [&]<class F>() { ++calls; }));
+  }
+  EXPECT_EQ(calls, 0);
 }
 
 TEST(MappedAnyFilter, EveryKindMapsAndAnswersAsTheLoadedFilter) {

@@ -490,7 +490,7 @@ TEST(ScalableFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   EXPECT_TRUE(has(with(l1 + 32, std::uint64_t{3}), "is not the sum of the sub-filters"));
   EXPECT_TRUE(has(with(64, std::uint64_t{3}), "is not the sum of the sub-filters"));
   // A bit past m in sub-filter 0's last line.
-  const auto payload = detail::get<std::uint64_t>(good.data() + detail::offs::payload_offset);
+  const auto payload = inspect_prefix(good).payload_offset;
   const std::size_t last = payload + f.sub_filter(0).size_in_bytes() - 1;
   ASSERT_LT(f.sub_filter(0).bit_count(), f.sub_filter(0).size_in_bytes() * 8 - 8);
   EXPECT_TRUE(has(with(last, std::uint8_t{0x80}), "sub-filter 0: padding bits past m are set"));

@@ -62,13 +62,62 @@ struct is_listed<F, type_list<Fs...>> : std::bool_constant<(std::same_as<F, Fs> 
   throw std::logic_error(std::string("bloomery: a ") + to_string(kind) + " filter cannot " + verb);
 }
 
+// The read-only verbs of a value that holds one filter, or one filter's view, of any kind
+// (any_filter, mapped_any_filter), each dispatched once per call or per batch. Derived supplies
+// `alternatives()`, a variant whose alternatives follow filter_kinds' order.
+template <class Derived>
+class any_reads {
+ public:
+  filter_kind kind() const noexcept {
+    // The alternatives are in filter_kinds' order (checked above against filter_types).
+    return filter_kinds[self().alternatives().index()].kind;
+  }
+
+  template <hashable_key K>
+  bool may_contain(const K& key) const noexcept {
+    return visit([&](const auto& f) { return f.may_contain(key); });
+  }
+  // `out[i]` receives may_contain(keys[i]); returns the number of positives. One dispatch for the
+  // whole batch, so each filter's prefetching loop runs as it does on the concrete type.
+  template <std::ranges::random_access_range Keys, class Out>
+  std::size_t may_contain_many(const Keys& keys, Out&& out) const {
+    return visit([&](const auto& f) { return f.may_contain_many(keys, out); });
+  }
+
+  filter_stats stats() const {
+    return visit([](const auto& f) { return f.stats(); });
+  }
+  std::uint64_t size_in_bytes() const noexcept {
+    return visit([](const auto& f) { return f.size_in_bytes(); });
+  }
+
+  // fn(the concrete filter or view): reaches the verbs a kind has and others do not.
+  template <class Fn>
+  decltype(auto) visit(Fn&& fn) const {
+    return std::visit(std::forward<Fn>(fn), self().alternatives());
+  }
+
+ private:
+  const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
+
 }  // namespace detail
+
+// Calls fn.template operator()<F>() for the filter type F of `kind` (the kind table's dispatch
+// from a run-time kind to a type); false, calling nothing, for a value that is no kind of this
+// build.
+template <class Fn>
+bool with_filter_type(filter_kind kind, Fn&& fn) {
+  return [&]<class... Fs>(type_list<Fs...>) {
+    return ((kind == Fs::kind && (fn.template operator()<Fs>(), true)) || ...);
+  }(filter_types{});
+}
 
 // A filter of one of the kinds in kinds.hpp.
 template <class F>
 concept listed_filter = detail::is_listed<std::remove_cvref_t<F>, filter_types>::value;
 
-class any_filter {
+class any_filter : public detail::any_reads<any_filter> {
  public:
   using variant_type = detail::variant_of<filter_types>::type;
 
@@ -76,27 +125,8 @@ class any_filter {
   template <listed_filter F>
   any_filter(F&& filter) : filter_(std::forward<F>(filter)) {}
 
-  filter_kind kind() const noexcept {
-    return std::visit([](const auto& f) { return f.kind; }, filter_);
-  }
-
-  template <hashable_key K>
-  bool may_contain(const K& key) const noexcept {
-    return std::visit([&](const auto& f) { return f.may_contain(key); }, filter_);
-  }
-  // `out[i]` receives may_contain(keys[i]); returns the number of positives. One dispatch for the
-  // whole batch, so each filter's prefetching loop runs as it does on the concrete type.
-  template <std::ranges::random_access_range Keys, class Out>
-  std::size_t may_contain_many(const Keys& keys, Out&& out) const {
-    return std::visit([&](const auto& f) { return f.may_contain_many(keys, out); }, filter_);
-  }
-
-  filter_stats stats() const {
-    return std::visit([](const auto& f) { return f.stats(); }, filter_);
-  }
-  std::uint64_t size_in_bytes() const noexcept {
-    return std::visit([](const auto& f) { return f.size_in_bytes(); }, filter_);
-  }
+  // The reads (kind, may_contain, may_contain_many, stats, size_in_bytes, visit) are any_reads'.
+  using detail::any_reads<any_filter>::visit;
 
   // The writes. A kind without the verb throws std::logic_error naming the kind and the verb: a
   // static filter cannot insert (it is built once from all its keys), and only the counting and
@@ -161,13 +191,9 @@ class any_filter {
         filter_);
   }
 
-  // fn(concrete filter): reaches the verbs a kind has and others do not.
+  // fn(concrete filter), which may change it.
   template <class Fn>
   decltype(auto) visit(Fn&& fn) {
-    return std::visit(std::forward<Fn>(fn), filter_);
-  }
-  template <class Fn>
-  decltype(auto) visit(Fn&& fn) const {
     return std::visit(std::forward<Fn>(fn), filter_);
   }
 
@@ -182,6 +208,9 @@ class any_filter {
   }
 
  private:
+  friend detail::any_reads<any_filter>;
+  const variant_type& alternatives() const noexcept { return filter_; }
+
   variant_type filter_;
 };
 
@@ -190,11 +219,8 @@ class any_filter {
 inline any_filter deserialize_any(std::span<const std::byte> bytes) {
   const detail::parsed_file parsed = detail::parse(bytes);
   std::optional<any_filter> out;
-  [&]<class... Fs>(type_list<Fs...>) {
-    (void)((parsed.kind == Fs::kind && (out.emplace(Fs::from_image(parsed)), true)) || ...);
-  }(filter_types{});
-  if (!out)
-    detail::fail("unknown filter kind " + std::to_string(static_cast<std::uint32_t>(parsed.kind)));
+  // parse() has checked the kind against the table.
+  with_filter_type(parsed.kind, [&]<class F>() { out.emplace(F::from_image(parsed)); });
   return std::move(*out);
 }
 

@@ -35,7 +35,7 @@ struct view_variant_of<type_list<Fs...>> {
 // A read-only filter of any kind over a memory-mapped file: nothing of the payload is copied. The
 // file must not be modified while mapped (save() replaces files by rename, which is safe). Movable;
 // the mapping lives as long as the object.
-class mapped_any_filter {
+class mapped_any_filter : public detail::any_reads<mapped_any_filter> {
  public:
   using variant_type = detail::view_variant_of<filter_types>::type;
 
@@ -45,33 +45,8 @@ class mapped_any_filter {
   explicit mapped_any_filter(const std::filesystem::path& path)
       : file_(path), view_(detail::naming_file(path, [&] { return view_of(file_.bytes()); })) {}
 
-  filter_kind kind() const noexcept {
-    // The alternatives are in filter_kinds' order (any_filter.hpp checks filter_types against it).
-    return filter_kinds[view_.index()].kind;
-  }
-
-  template <hashable_key K>
-  bool may_contain(const K& key) const noexcept {
-    return std::visit([&](const auto& v) { return v.may_contain(key); }, view_);
-  }
-  // `out[i]` receives may_contain(keys[i]); returns the number of positives (one dispatch).
-  template <std::ranges::random_access_range Keys, class Out>
-  std::size_t may_contain_many(const Keys& keys, Out&& out) const {
-    return std::visit([&](const auto& v) { return v.may_contain_many(keys, out); }, view_);
-  }
-
-  filter_stats stats() const {
-    return std::visit([](const auto& v) { return v.stats(); }, view_);
-  }
-  std::uint64_t size_in_bytes() const noexcept {
-    return std::visit([](const auto& v) { return v.size_in_bytes(); }, view_);
-  }
-
-  // fn(concrete view, F::view for the file's kind F): reaches every read-only verb of the kind.
-  template <class Fn>
-  decltype(auto) visit(Fn&& fn) const {
-    return std::visit(std::forward<Fn>(fn), view_);
-  }
+  // The reads (kind, may_contain, may_contain_many, stats, size_in_bytes, and visit, which reaches
+  // the kind's own view F::view) are any_reads'.
 
   // The view as F's, or nullptr when the file holds another kind.
   template <listed_filter F>
@@ -80,17 +55,15 @@ class mapped_any_filter {
   }
 
  private:
+  friend detail::any_reads<mapped_any_filter>;
+  const variant_type& alternatives() const noexcept { return view_; }
+
   // The view of the kind the parsed header names.
   static variant_type view_of(std::span<const std::byte> bytes) {
     const detail::parsed_file parsed = detail::parse(bytes);
     std::optional<variant_type> out;
-    [&]<class... Fs>(type_list<Fs...>) {
-      (void)((parsed.kind == Fs::kind && (out.emplace(Fs::view_of(parsed)), true)) || ...);
-    }(filter_types{});
-    if (!out) {
-      detail::fail("unknown filter kind " +
-                   std::to_string(static_cast<std::uint32_t>(parsed.kind)));
-    }
+    // parse() has checked the kind against the table.
+    with_filter_type(parsed.kind, [&]<class F>() { out.emplace(F::view_of(parsed)); });
     return std::move(*out);
   }
 

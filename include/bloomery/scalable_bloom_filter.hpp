@@ -21,7 +21,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <ranges>
 #include <span>
@@ -131,49 +130,12 @@ class scalable_queries {
 
   // Answers for many keys at once: hashes a batch of keys once, then walks the sub-filters newest
   // first, prefetching each still-undecided key's first probe before testing it; keys found leave
-  // the batch. `out[i]` receives may_contain(keys[i]); returns the number of positives.
+  // the batch (chain_probe_many). `out[i]` receives may_contain(keys[i]); returns the number of
+  // positives.
   template <std::ranges::random_access_range Keys, class Out>
   std::size_t may_contain_many(const Keys& keys, Out&& out) const {
-    check_batch_sizes(keys, out);
-    const std::size_t n = std::ranges::size(keys);
-    const auto& layers = meta().layers;
-    std::size_t positives = 0;
-    hash128 h[batch_size];
-    std::uint16_t live[batch_size];
-    bool hit[batch_size];
-    for (std::size_t base = 0; base < n; base += batch_size) {
-      const std::size_t count = std::min(batch_size, n - base);
-      for (std::size_t j = 0; j < count; ++j) {
-        h[j] = hash_key(meta().hash, keys[base + j]);
-        live[j] = static_cast<std::uint16_t>(j);
-        hit[j] = false;
-      }
-      std::size_t alive = count;
-      for (std::size_t li = layers.size(); li-- > 0 && alive != 0;) {
-        const scalable_layer& l = layers[li];
-        const std::uint64_t* w = words() + l.word_offset;
-        if (l.words() * 8 >= batch_min_bytes) {
-          for (std::size_t a = 0; a < alive; ++a) {
-            prefetch(w + (reduce(h[live[a]].low, l.bits) >> 6));
-          }
-        }
-        std::size_t kept = 0;
-        for (std::size_t a = 0; a < alive; ++a) {
-          const std::uint16_t j = live[a];
-          if (probe_hash(w, l.bits, l.hashes, h[j])) {
-            hit[j] = true;
-          } else {
-            live[kept++] = j;
-          }
-        }
-        alive = kept;
-      }
-      for (std::size_t j = 0; j < count; ++j) {
-        out[base + j] = hit[j];
-        positives += hit[j];
-      }
-    }
-    return positives;
+    return chain_probe_many<batch_size>(meta().hash, meta().layers.size(), layer_probe_of(), keys,
+                                        out);
   }
 
   std::size_t sub_filter_count() const noexcept { return meta().layers.size(); }
@@ -250,15 +212,28 @@ class scalable_queries {
 
  protected:
   bool probe(hash128 h) const noexcept {
-    const auto& layers = meta().layers;
-    for (std::size_t li = layers.size(); li-- > 0;) {
-      const scalable_layer& l = layers[li];
-      if (probe_hash(words() + l.word_offset, l.bits, l.hashes, h)) return true;
-    }
-    return false;
+    return chain_probe(meta().layers.size(), layer_probe_of(), h);
   }
 
  private:
+  // A sub-filter as sub_filter_chain.hpp's Probe policy: the classic filter's probes.
+  struct layer_probe {
+    const std::uint64_t* words;
+    const scalable_layer& layer;
+    bool prefetching;
+    hash128 locate(hash128 h) const noexcept { return h; }
+    [[gnu::always_inline]] void prefetch(hash128 h) const noexcept {
+      detail::prefetch(words + (reduce(h.low, layer.bits) >> 6));
+    }
+    bool probe(hash128 h) const noexcept { return probe_hash(words, layer.bits, layer.hashes, h); }
+  };
+  auto layer_probe_of() const noexcept {
+    return [this](std::size_t i) {
+      const scalable_layer& l = meta().layers[i];
+      return layer_probe{words() + l.word_offset, l, l.words() * 8 >= batch_min_bytes};
+    };
+  }
+
   const scalable_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
   const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
 };

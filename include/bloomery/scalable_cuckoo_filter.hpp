@@ -48,8 +48,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <limits>
 #include <optional>
 #include <ranges>
 #include <span>
@@ -234,56 +232,12 @@ class scalable_cuckoo_queries {
 
   // Answers for many keys at once: hashes a block of keys once, then walks the sub-filters newest
   // first, prefetching both buckets of each still-undecided key before probing it (in sub-filters
-  // too large for the cache); keys found leave the block. `out[i]` receives
+  // too large for the cache); keys found leave the block (chain_probe_many). `out[i]` receives
   // may_contain(keys[i]); returns the number of positives.
   template <std::ranges::random_access_range Keys, class Out>
   std::size_t may_contain_many(const Keys& keys, Out&& out) const {
-    check_batch_sizes(keys, out);
-    const std::size_t n = std::ranges::size(keys);
-    const auto& layers = meta().layers;
-    const cuckoo_lanes lanes = this->lanes();
-    return meta().hash.with_mode([&](const auto& mode) {
-      std::size_t positives = 0;
-      hash128 h[cuckoo_batch_size];
-      cuckoo_position at[cuckoo_batch_size];
-      std::uint16_t live[cuckoo_batch_size];
-      bool hit[cuckoo_batch_size];
-      for (std::size_t base = 0; base < n; base += cuckoo_batch_size) {
-        const std::size_t count = std::min(cuckoo_batch_size, n - base);
-        for (std::size_t j = 0; j < count; ++j) {
-          h[j] = hash_key(mode, keys[base + j]);
-          live[j] = static_cast<std::uint16_t>(j);
-          hit[j] = false;
-        }
-        std::size_t alive = count;
-        for (std::size_t li = layers.size(); li-- > 0 && alive != 0;) {
-          const cuckoo_meta& t = layers[li].table;
-          const std::uint64_t* w = words() + layers[li].word_offset;
-          const bool prefetching = layers[li].words() * 8 >= batch_min_bytes;
-          for (std::size_t a = 0; a < alive; ++a) {
-            at[a] = scalable_cuckoo_locate(h[live[a]], meta(), layers[li]);
-            if (prefetching) {
-              prefetch_bucket(w, lanes, at[a].i1);
-              prefetch_bucket(w, lanes, at[a].i2);
-            }
-          }
-          std::size_t kept = 0;
-          for (std::size_t a = 0; a < alive; ++a) {
-            if (cuckoo_probe(w, lanes, t.stash, at[a])) {
-              hit[live[a]] = true;
-            } else {
-              live[kept++] = live[a];
-            }
-          }
-          alive = kept;
-        }
-        for (std::size_t j = 0; j < count; ++j) {
-          out[base + j] = hit[j];
-          positives += hit[j];
-        }
-      }
-      return positives;
-    });
+    return chain_probe_many<cuckoo_batch_size>(meta().hash, meta().layers.size(), layer_probe_of(),
+                                               keys, out);
   }
 
   // Copies of the key's fingerprint in its buckets and the stashes of every sub-filter: at least
@@ -422,22 +376,39 @@ class scalable_cuckoo_queries {
 
  protected:
   bool probe(hash128 h) const noexcept {
-    const auto& layers = meta().layers;
-    const cuckoo_lanes lanes = this->lanes();
-    for (std::size_t li = layers.size(); li-- > 0;) {
-      const cuckoo_meta& t = layers[li].table;
-      if (cuckoo_probe(words() + layers[li].word_offset, lanes, t.stash,
-                       scalable_cuckoo_locate(h, meta(), layers[li]))) {
-        return true;
-      }
-    }
-    return false;
+    return chain_probe(meta().layers.size(), layer_probe_of(), h);
   }
   cuckoo_lanes lanes() const noexcept {
     return cuckoo_lanes(meta().params.fingerprint_bits, meta().params.semi_sorted);
   }
 
  private:
+  // A sub-filter as sub_filter_chain.hpp's Probe policy: its table's buckets and stash.
+  struct layer_probe {
+    const std::uint64_t* words;
+    const scalable_cuckoo_meta& chain;
+    const scalable_cuckoo_layer& layer;
+    cuckoo_lanes lanes;
+    bool prefetching;
+    cuckoo_position locate(hash128 h) const noexcept {
+      return scalable_cuckoo_locate(h, chain, layer);
+    }
+    [[gnu::always_inline]] void prefetch(const cuckoo_position& p) const noexcept {
+      prefetch_bucket(words, lanes, p.i1);
+      prefetch_bucket(words, lanes, p.i2);
+    }
+    bool probe(const cuckoo_position& p) const noexcept {
+      return cuckoo_probe(words, lanes, layer.table.stash, p);
+    }
+  };
+  auto layer_probe_of() const noexcept {
+    return [this, lanes = this->lanes()](std::size_t i) {
+      const scalable_cuckoo_layer& l = meta().layers[i];
+      return layer_probe{words() + l.word_offset, meta(), l, lanes,
+                         l.words() * 8 >= batch_min_bytes};
+    };
+  }
+
   const scalable_cuckoo_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
   const std::uint64_t* words() const noexcept { return as_derived<Derived>(*this).storage(); }
 };

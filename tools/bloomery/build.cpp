@@ -32,7 +32,7 @@ int cmd_build(const build_args& a) {
   const bloomery::filter_kind kind = bloomery::parse_filter_kind(a.kind).value();
   std::uint64_t keys = 0;
   std::optional<bloomery::any_filter> f;
-  with_filter_type(kind, [&]<class F>() {
+  (void)bloomery::with_filter_type(kind, [&]<class F>() {
     // Kinds that take inserts are sized for -n keys; the others are built once from their key
     // set, sized by it.
     constexpr bool sized_for_n = bloomery::insertable_filter<F>;

@@ -92,16 +92,6 @@ void print_fields(const std::vector<field>& fields, bool json);
 std::string kind_names(const char* separator);
 std::vector<std::string> kind_name_list();
 
-// fn.template operator()<F>() for the filter type F of `kind`.
-template <class Fn, class... Fs>
-void with_filter_type(bloomery::filter_kind kind, Fn&& fn, bloomery::type_list<Fs...>) {
-  static_cast<void>(((kind == Fs::kind ? (fn.template operator()<Fs>(), true) : false) || ...));
-}
-template <class Fn>
-void with_filter_type(bloomery::filter_kind kind, Fn&& fn) {
-  with_filter_type(kind, fn, bloomery::filter_types{});
-}
-
 // "bloom, blocked and counting": the kinds whose type F makes pred.template operator()<F>()
 // true, in the table's order (for messages that say which kinds can do something).
 template <class Pred, class... Fs>
