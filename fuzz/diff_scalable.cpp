@@ -48,7 +48,9 @@ void check_side(const side& s) {
   FUZZ_CHECK(st.fill_ratio && *st.fill_ratio >= 0.0 && *st.fill_ratio <= 1.0);
 }
 
-void insert(side& s, std::uint64_t k) {
+// insert() (checked: check_and_insert()). Both skip a key the filter already answers "possibly
+// present" for; only check_and_insert says so (already_present), insert() answers inserted.
+void insert(side& s, std::uint64_t k, bool checked) {
   if (s.filter.size_in_bytes() > max_bytes) return;
   const bool before = s.filter.may_contain(k);
   const std::size_t last = s.filter.sub_filter_count() - 1;
@@ -57,10 +59,10 @@ void insert(side& s, std::uint64_t k) {
   std::optional<scalable_bloom_filter> copy;
   if (grows) copy.emplace(s.filter);
   try {
-    const insert_result r = s.filter.insert(k);
-    FUZZ_CHECK(r == (before ? insert_result::already_present : insert_result::inserted));
+    const insert_result r = checked ? s.filter.check_and_insert(k) : s.filter.insert(k);
+    FUZZ_CHECK(r == (before && checked ? insert_result::already_present : insert_result::inserted));
     FUZZ_CHECK(s.filter.sub_filter_count() == last + 1 + (grows ? 1 : 0));
-    if (r == insert_result::inserted) ++s.inserted;
+    if (!before) ++s.inserted;
     s.keys.insert(k);
     FUZZ_CHECK(s.filter.may_contain(k));
   } catch (const std::length_error&) {
@@ -82,10 +84,10 @@ void run(input& in, const hasher& h, Make make) {
       case op::insert:
       case op::concurrent_insert:
       case op::check_and_insert:
-        insert(s, key(in, key_space));
+        insert(s, key(in, key_space), st.what == op::check_and_insert);
         break;
       case op::insert_many:
-        for (std::size_t n = in.byte() % 24; n > 0; --n) insert(s, key(in, key_space));
+        for (std::size_t n = in.byte() % 24; n > 0; --n) insert(s, key(in, key_space), false);
         break;
       case op::query:
       case op::remove:

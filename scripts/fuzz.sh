@@ -64,7 +64,7 @@ for t in "${targets[@]}"; do
   for f in "$dir"/*; do
     if ! BLOOMERY_FUZZ_STRICT=1 "$build/$t" "$f" >"$build/regression.log" 2>&1; then
       echo "REGRESSION FAILS: $t $f"
-      grep -E 'fuzz check failed|what\(\)|ERROR|runtime error' "$build/regression.log" | head -3 | sed 's/^/    /'
+      grep -E 'fuzz check failed|what\(\)|ERROR|runtime error' "$build/regression.log" | head -3 | sed 's/^/    /' || true
       failed=1
     fi
   done
@@ -87,7 +87,8 @@ report() {
   rc=$(cat "$dir/rc")
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
-  covft=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$dir/log" | tail -1)
+  # A target that fails before its first status line has no cov/ft yet: no match is no error.
+  covft=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$dir/log" | tail -1 || true)
   crashes=$(find "$dir" -maxdepth 1 -name 'crash-*' -o -maxdepth 1 -name 'leak-*' \
               -o -maxdepth 1 -name 'timeout-*' -o -maxdepth 1 -name 'oom-*' | wc -l)
   corpus=$(find "$dir/corpus" -type f | wc -l)
@@ -95,7 +96,7 @@ report() {
     "${rate:-?}" "${covft:-cov: ? ft: ?}" "$corpus" "$crashes"
   if [ "$rc" != 0 ] || [ "$crashes" != 0 ]; then
     echo "  FAILED (exit $rc): see $dir/log"
-    grep -E 'fuzz check failed|ERROR: |runtime error|SUMMARY' "$dir/log" | head -5 | sed 's/^/    /'
+    grep -E 'fuzz check failed|ERROR: |runtime error|SUMMARY' "$dir/log" | head -5 | sed 's/^/    /' || true
     failed=1
   fi
 }

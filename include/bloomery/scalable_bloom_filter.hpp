@@ -162,7 +162,8 @@ class scalable_queries {
     return detail::compound_fpr(layers.size(), [&](std::size_t i) { return layers[i].fpr; });
   }
   const scalable_options& options() const noexcept { return meta().options; }
-  // Keys added (insert calls that returned true; a union adds both counts).
+  // Keys added: inserts of keys the filter did not already answer "possibly present" for (those
+  // are skipped); a union adds both counts.
   std::uint64_t inserted() const noexcept {
     return chain_sum(meta().layers, [](const scalable_layer& l) { return l.inserted; });
   }
