@@ -2,6 +2,8 @@
 #include <bloomery/bloomery.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <span>
 #include <vector>
 
 #include "test_support.hpp"
@@ -140,4 +142,42 @@ TEST(BlockedBloom, UnionAndCounts) {
   EXPECT_FALSE(a.is_over_capacity());
   EXPECT_THROW(a |= blocked_bloom_filter({.capacity = 100'000, .fpr = 0.001}),
                std::invalid_argument);
+}
+
+// may_contain_bytes reads a filter's bits as plain bytes at any alignment (LevelDB's filter
+// blocks) and answers exactly as the filter does, for both bit-array kinds.
+template <class F>
+void expect_bytes_answer_as_the_filter(const F& f) {
+  const auto words = f.words();
+  const std::size_t size = f.bit_count() / 8;
+  for (std::size_t offset : {0, 1, 3, 7}) {
+    std::vector<unsigned char> buffer(offset + size);
+    std::memcpy(buffer.data() + offset, words.data(), size);
+    const std::span<const unsigned char> bytes(buffer.data() + offset, size);
+    std::size_t positives = 0;
+    for (std::uint64_t key = 0; key < 20000; ++key) {
+      const hash128 h = hash_key(f.hash(), key);
+      const bool expected = f.may_contain(key);
+      ASSERT_EQ(F::may_contain_bytes(bytes, f.hash_count(), h), expected) << key;
+      positives += expected;
+    }
+    // Keys 0..1999 were inserted; the rest answer as the filter does, false positives included.
+    EXPECT_GE(positives, 2000U);
+    EXPECT_LT(positives, 20000U);
+  }
+}
+
+TEST(BitArrayFilters, MayContainBytesAnswersAsTheFilterAtAnyAlignment) {
+  bloom_filter classic({.bits = 8 * 2500, .hashes = 7}, hasher(0x1234));
+  blocked_bloom_filter blocked({.bits = 512 * 40, .hashes = 8});
+  for (std::uint64_t key = 0; key < 2000; ++key) {
+    classic.insert(key);
+    blocked.insert(key);
+  }
+  expect_bytes_answer_as_the_filter(classic);
+  expect_bytes_answer_as_the_filter(blocked);
+  EXPECT_EQ(bloom_filter::bits_multiple, 1U);
+  EXPECT_EQ(blocked_bloom_filter::bits_multiple, 512U);
+  EXPECT_EQ(bloom_filter::max_hash_count, max_hashes);
+  EXPECT_EQ(blocked_bloom_filter::max_hash_count, 16U);
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "bloomery/detail/bit_filter.hpp"
@@ -161,6 +162,17 @@ struct blocked_layout {
   }
   static double model_fpr(std::uint64_t n, std::uint64_t m, std::uint32_t k) {
     return blocked_fpr(static_cast<double>(n), static_cast<double>(m / block_bits), k);
+  }
+  static constexpr std::uint32_t max_probes = max_block_probes;
+  static constexpr std::uint64_t bits_multiple = block_bits;
+  // The key's line is copied to aligned storage first: the probes (AVX2 included) read whole
+  // aligned words, and plain bytes are neither.
+  static bool probe_bytes(const unsigned char* bytes, std::uint64_t m, std::uint32_t k,
+                          hash128 h) noexcept {
+    const block_slot at = locate(h, m / block_bits);
+    alignas(cache_line_bytes) std::uint64_t copy[words_per_line];
+    std::memcpy(copy, bytes + at.block * cache_line_bytes, cache_line_bytes);
+    return block_probe(copy, at.seed, k);
   }
 
   static std::uint64_t* line(std::uint64_t* w, std::uint64_t block) noexcept {

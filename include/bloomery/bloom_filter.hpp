@@ -40,6 +40,17 @@ struct classic_layout {
   static double model_fpr(std::uint64_t n, std::uint64_t m, std::uint32_t k) {
     return false_positive_rate(n, m, k);
   }
+  static constexpr std::uint32_t max_probes = max_hashes;
+  static constexpr std::uint64_t bits_multiple = 1;
+  // The same positions as probe(); only the bit lookup differs (bytes, not aligned words). All k
+  // are computed, with no early exit: the byte filters this serves are small (LevelDB's ~50).
+  static bool probe_bytes(const unsigned char* bytes, std::uint64_t m, std::uint32_t k,
+                          hash128 h) noexcept {
+    bool all_set = true;
+    for_each_position(
+        h, m, k, [&](std::uint64_t pos) { all_set &= ((bytes[pos >> 3] >> (pos & 7)) & 1) != 0; });
+    return all_set;
+  }
 
   static void insert(std::uint64_t* w, const bloom_meta& m, hash128 h) noexcept {
     insert_hash(w, m.bits, m.hashes, h);

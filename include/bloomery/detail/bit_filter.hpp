@@ -11,6 +11,8 @@
 //   insert_many                     batched insert with prefetching
 //   probe_many                      batched probe with prefetching
 //   approximate_count, estimated_fpr   from the actual bits
+//   max_probes, bits_multiple       the largest k; what every explicit m is a multiple of
+//   probe_bytes                     probe() over the filter's bits stored as plain bytes
 #pragma once
 
 #include <cmath>
@@ -158,6 +160,21 @@ class basic_bit_filter : public bit_filter_queries<Layout, basic_bit_filter<Layo
         1, static_cast<std::uint64_t>(static_cast<double>(p.bits) * ln2 / p.hashes));
     init(p.bits, p.hashes, cap, as_target_fpr(Layout::model_fpr(cap, p.bits, p.hashes)),
          std::move(h));
+  }
+
+  // The most hashes (probes per key) this kind takes, and what an explicit bit count must be a
+  // multiple of (1 for the classic filter; 512, one cache line, for the blocked one).
+  static constexpr std::uint32_t max_hash_count = Layout::max_probes;
+  static constexpr std::uint64_t bits_multiple = Layout::bits_multiple;
+
+  // may_contain for a filter kept outside bloomery's storage, as plain bytes (LevelDB's filter
+  // blocks): `bytes` holds the bits of a filter of m = 8 · bytes.size() bits and `hashes` probes
+  // as words() lays them out (bit i is bit i % 8 of byte i / 8), at any alignment, and `h` is the
+  // key's hash under that filter's hasher. The same answer as the filter's may_contain. The caller
+  // checks the shape first: `hashes` in [1, max_hash_count], m a multiple of bits_multiple.
+  static bool may_contain_bytes(std::span<const unsigned char> bytes, std::uint32_t hashes,
+                                hash128 h) noexcept {
+    return Layout::probe_bytes(bytes.data(), std::uint64_t{bytes.size()} * 8, hashes, h);
   }
 
   // What the filter sized for `t` would cost, without allocating it.

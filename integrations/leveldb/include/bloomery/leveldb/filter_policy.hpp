@@ -28,16 +28,16 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <cstdio>
 #include <memory>
+#include <numbers>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "bloomery/blocked_bloom_filter.hpp"
 #include "bloomery/bloom_filter.hpp"
-#include "bloomery/detail/blocked_core.hpp"
-#include "bloomery/detail/bloom_core.hpp"
 #include "bloomery/hash.hpp"
 #include "bloomery/sizing.hpp"
 
@@ -73,39 +73,14 @@ inline constexpr std::uint32_t max_bloom_probes = 30;
 // A floor for the classic filter's array (LevelDB uses the same 64 bits): a table block holding
 // one or two keys otherwise gets a filter of a byte or two whose FPR is far above target.
 inline constexpr std::size_t min_bloom_bytes = 8;
-inline constexpr std::size_t block_bytes = detail::block_bits / 8;
+inline constexpr std::size_t block_bytes = blocked_bloom_filter::bits_multiple / 8;
 
 inline char trailer(policy_kind kind, std::uint32_t k) noexcept {
   return static_cast<char>((static_cast<unsigned>(kind) << kind_shift) | k);
 }
 
 inline std::uint32_t max_probes(policy_kind kind) noexcept {
-  return kind == policy_kind::bloom ? max_bloom_probes : detail::max_block_probes;
-}
-
-// Tests bits of a classic filter stored as plain bytes. The positions come from bloom_core's
-// for_each_position, the same sequence bloom_filter probes; only the bit lookup differs, because
-// LevelDB's filter bytes are neither 8-byte aligned nor a whole number of words. All k positions
-// are computed (no early exit): for the 50-byte filters LevelDB asks for, that is a few multiplies
-// against a microsecond Get.
-inline bool probe_bloom_bytes(const unsigned char* bytes, std::size_t size, std::uint32_t k,
-                              hash128 h) noexcept {
-  bool all_set = true;
-  detail::for_each_position(h, std::uint64_t{size} * 8, k, [&](std::uint64_t pos) {
-    all_set &= ((bytes[pos >> 3] >> (pos & 7)) & 1) != 0;
-  });
-  return all_set;
-}
-
-// Probes a blocked filter stored as plain bytes: locate the key's block with blocked_core, copy
-// that one 64-byte line to aligned storage (the core's probes, AVX2 included, read whole aligned
-// words), and probe it there.
-inline bool probe_blocked_bytes(const unsigned char* bytes, std::size_t size, std::uint32_t k,
-                                hash128 h) noexcept {
-  const detail::block_slot at = detail::locate(h, size / block_bytes);
-  alignas(cache_line_bytes) std::uint64_t line[words_per_line];
-  std::memcpy(line, bytes + at.block * block_bytes, block_bytes);
-  return detail::block_probe(line, at.seed, k);
+  return kind == policy_kind::bloom ? max_bloom_probes : blocked_bloom_filter::max_hash_count;
 }
 
 }  // namespace encoding
@@ -120,12 +95,13 @@ class filter_policy final : public leveldb::FilterPolicy {
           " is invalid; allowed kinds are bloom and blocked_bloom");
     }
     if (!(options.bits_per_key >= 1.0 && options.bits_per_key <= 64.0)) {
-      throw std::invalid_argument(
-          "bloomery: bits_per_key = " + detail::format_value(options.bits_per_key) +
-          " is invalid; allowed range is [1, 64]");
+      char given[32];
+      std::snprintf(given, sizeof given, "%g", options.bits_per_key);
+      throw std::invalid_argument(std::string("bloomery: bits_per_key = ") + given +
+                                  " is invalid; allowed range is [1, 64]");
     }
     // k = round(bits_per_key ln 2), the optimum for the configured density (docs/formulas.md).
-    const auto k = std::lround(options.bits_per_key * detail::ln2);
+    const auto k = std::lround(options.bits_per_key * std::numbers::ln2);
     hashes_ = static_cast<std::uint32_t>(
         std::clamp<long>(k, 1, static_cast<long>(encoding::max_probes(options.kind))));
   }
@@ -153,19 +129,22 @@ class filter_policy final : public leveldb::FilterPolicy {
     const std::uint32_t k = tail & encoding::k_mask;
     const auto kind = static_cast<policy_kind>(tail >> encoding::kind_shift);
     const std::string_view key_bytes(key.data(), key.size());
+    // LevelDB's filter bytes are neither 8-byte aligned nor a whole number of words: the filters'
+    // byte-image probes read them as they are.
+    const std::span<const unsigned char> bits(bytes, array);
     switch (kind) {
       case policy_kind::bloom:
         if (k == 0 || k > encoding::max_bloom_probes || array < encoding::min_bloom_bytes ||
             array > max_bits / 8) {
           return true;
         }
-        return encoding::probe_bloom_bytes(bytes, array, k, hash_key(hash_, key_bytes));
+        return bloom_filter::may_contain_bytes(bits, k, hash_key(hash_, key_bytes));
       case policy_kind::blocked_bloom:
-        if (k == 0 || k > detail::max_block_probes || array % encoding::block_bytes != 0 ||
-            array > max_bits / 8) {
+        if (k == 0 || k > blocked_bloom_filter::max_hash_count ||
+            array % encoding::block_bytes != 0 || array > max_bits / 8) {
           return true;
         }
-        return encoding::probe_blocked_bytes(bytes, array, k, hash_key(hash_, key_bytes));
+        return blocked_bloom_filter::may_contain_bytes(bits, k, hash_key(hash_, key_bytes));
     }
     return true;  // a kind from a newer format: answer "may match" rather than guess
   }
@@ -183,7 +162,8 @@ class filter_policy final : public leveldb::FilterPolicy {
     if (options_.kind == policy_kind::bloom) {
       return std::max(encoding::min_bloom_bytes, static_cast<std::size_t>(std::ceil(bits / 8)));
     }
-    const auto blocks = static_cast<std::size_t>(std::llround(bits / detail::block_bits));
+    const auto blocks =
+        static_cast<std::size_t>(std::llround(bits / blocked_bloom_filter::bits_multiple));
     return std::max<std::size_t>(1, blocks) * encoding::block_bytes;
   }
   // Bytes CreateFilter appends for n keys, trailer included.
