@@ -1,7 +1,7 @@
 // Bitcoin's BIP37 filter ("connection Bloom filtering"): the Bloom filter a light client sends a
 // full node in a `filterload` message, byte-exact with BIP 37 and with Bitcoin Core's CBloomFilter.
 //
-// BIP37 is the one exception to bloomery's hashing (DESIGN.md, "Hashing"): the BIP fixes the hash,
+// BIP37 is the one exception to bloomery's hashing: the BIP fixes the hash,
 // so this filter does not use hash.hpp's hasher, seeds or keyed mode. Hash function i (0 <= i <
 // nHashFuncs) is MurmurHash3 x86 32-bit (hash.hpp's murmur3_32) seeded with
 // i * 0xFBA4C795 + nTweak mod 2^32; its value mod the filter's bit count (filter bytes * 8) is the
