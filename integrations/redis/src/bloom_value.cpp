@@ -61,8 +61,10 @@ single_layer_bound bound_for_single_layer(double error_rate) {
   return nearest.value_or(single_layer_bound{error_rate, 0.5});
 }
 
-bloom_value::bloom_value(const bloom_shape& shape, memory_check check)
-    : nonscaling_(shape.nonscaling) {
+namespace {
+
+// The filter of a new key of this shape, its memory checked first.
+bloomery::scalable_bloom_filter filter_for(const bloom_shape& shape, memory_check check) {
   bloomery::target t{shape.capacity, shape.error_rate};
   bloomery::scalable_options o{.growth = static_cast<double>(shape.expansion), .tightening = 0.5};
   if (shape.nonscaling) {
@@ -71,11 +73,16 @@ bloom_value::bloom_value(const bloom_shape& shape, memory_check check)
     o = {.growth = 1.0, .tightening = b.tightening};
   }
   reserve_or_throw(check, bloomery::scalable_bloom_filter::plan(t, o).bytes);
-  filter_.emplace(t, o);
+  return bloomery::scalable_bloom_filter(t, o);
 }
 
+}  // namespace
+
+bloom_value::bloom_value(const bloom_shape& shape, memory_check check)
+    : nonscaling_(shape.nonscaling), state_(filter_for(shape, check)) {}
+
 bloom_value::add_result bloom_value::add(std::string_view item, memory_check check) {
-  bloomery::scalable_bloom_filter& f = *filter_;
+  bloomery::scalable_bloom_filter& f = state_.filter();
   const bloomery::bloom_filter::view newest = f.sub_filter(f.sub_filter_count() - 1);
   if (newest.inserted() >= newest.capacity()) {
     // A new item would need a new sub-filter: none for NONSCALING, else only if memory allows
@@ -95,70 +102,38 @@ bloom_value::add_result bloom_value::add(std::string_view item, memory_check che
 }
 
 std::vector<std::byte> bloom_value::dump_header() const {
-  const std::uint32_t flags = nonscaling_ ? flag_nonscaling : 0;
-  if (!complete()) return make_header_chunk(bf_dump, flags, restore_->image_prefix());
-  return header_chunk_of(bf_dump, flags, *filter_);
+  return state_.dump_header(bf_dump, nonscaling_ ? flag_nonscaling : 0);
 }
 
 std::span<const std::byte> bloom_value::dump_payload() const {
-  if (complete()) return bloomery::serialized_payload(*filter_);
-  return restore_->payload();
+  return state_.dump_payload();
 }
 
 std::unique_ptr<bloom_value> bloom_value::restore_from_header(std::span<const std::byte> header,
                                                               memory_check check) {
   const std::uint32_t flags = read_header_chunk(bf_dump, header).word;
   if ((flags & ~flag_nonscaling) != 0) throw bad_dump("unknown dump flags");
-  std::unique_ptr<bloom_value> v(new bloom_value());
-  v->nonscaling_ = (flags & flag_nonscaling) != 0;
-  v->restore_ = std::make_unique<restore_type>(bf_dump, header, check);
-  return v;
+  return std::unique_ptr<bloom_value>(
+      new bloom_value((flags & flag_nonscaling) != 0, {bf_dump, header, check}));
 }
 
 bloom_value::chunk_result bloom_value::restore_chunk(std::uint64_t offset,
                                                      std::span<const std::byte> data) {
-  if (complete()) return chunk_result::rejected;
-  switch (restore_->add_chunk(offset, data)) {
-    case restore_type::chunk_result::rejected:
-      return chunk_result::rejected;
-    case restore_type::chunk_result::accepted:
-      return chunk_result::accepted;
-    case restore_type::chunk_result::completed:
-      break;
-  }
-  return finish_restore() ? chunk_result::completed : chunk_result::corrupt;
-}
-
-bool bloom_value::finish_restore() {
-  std::optional<bloomery::scalable_bloom_filter> f;
-  try {
-    f.emplace(restore_->finish());
-  } catch (const bad_dump&) {
-    return false;
-  }
-  const bloomery::scalable_options& o = f->options();
-  // Only shapes this module creates: INFO and further inserts assume them.
-  if (nonscaling_ ? (f->sub_filter_count() != 1 || f->inserted() > f->capacity())
-                  : (o.tightening != 0.5 || o.growth != std::floor(o.growth))) {
-    return false;
-  }
-  filter_ = std::move(f);
-  restore_.reset();
-  return true;
+  return state_.restore_chunk(offset, data, [&](const bloomery::scalable_bloom_filter& f) {
+    // Only shapes this module creates: INFO and further inserts assume them.
+    const bloomery::scalable_options& o = f.options();
+    return nonscaling_ ? f.sub_filter_count() == 1 && f.inserted() <= f.capacity()
+                       : o.tightening == 0.5 && o.growth == std::floor(o.growth);
+  });
 }
 
 std::unique_ptr<bloom_value> bloom_value::copy() const {
   if (!complete()) return nullptr;
-  std::unique_ptr<bloom_value> v(new bloom_value());
-  v->nonscaling_ = nonscaling_;
-  v->filter_ = filter_;
-  return v;
+  return std::unique_ptr<bloom_value>(new bloom_value(nonscaling_, dumped_filter(state_.filter())));
 }
 
 std::size_t bloom_value::memory_usage() const noexcept {
-  if (!complete()) return sizeof(*this) + sizeof(restore_type) + restore_->bytes_held();
-  return sizeof(*this) + filter_->size_in_bytes() +
-         filter_->sub_filter_count() * sub_filter_record_bytes;
+  return sizeof(*this) + state_.memory_usage(sub_filter_record_bytes);
 }
 
 }  // namespace bloomery_redis

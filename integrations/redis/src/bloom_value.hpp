@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <bloomery/scalable_bloom_filter.hpp>
@@ -61,9 +62,9 @@ class bloom_value {
   static std::unique_ptr<bloom_value> restore_from_header(std::span<const std::byte> header,
                                                           memory_check check);
 
-  bool complete() const noexcept { return filter_.has_value(); }
+  bool complete() const noexcept { return state_.complete(); }
   bool nonscaling() const noexcept { return nonscaling_; }
-  const bloomery::scalable_bloom_filter& filter() const { return *filter_; }
+  const bloomery::scalable_bloom_filter& filter() const { return state_.filter(); }
 
   // BF.ADD on a complete filter: RedisBloom's answers, and for a NONSCALING filter holding its
   // capacity, `full` unless the item is already present. `cannot_grow` when bloomery cannot add a
@@ -71,15 +72,11 @@ class bloom_value {
   // refuses it; the filter is then unchanged.
   add_result add(std::string_view item, memory_check check);
 
-  // The header chunk and the payload of this value's dump (the payload received so far while
-  // restoring), from the filter's fields and words: no copy of the filter.
+  // The header chunk and the payload of this value's dump (dumped_filter's).
   std::vector<std::byte> dump_header() const;
   std::span<const std::byte> dump_payload() const;
-  // While restoring: payload bytes at `offset`, which must be where the received bytes end.
-  // `rejected`: not the next chunk, or longer than what is missing (nothing changed). `completed`:
-  // the last chunk, and the whole image is a valid filter of this module's shapes. `corrupt`: the
-  // last chunk, but the image is not (the caller deletes the key). Throws std::bad_alloc.
-  enum class chunk_result { accepted, completed, rejected, corrupt };
+  // While restoring: dumped_filter::restore_chunk, accepting only the shapes this module creates.
+  using chunk_result = dumped_filter<bloomery::scalable_bloom_filter>::chunk_result;
   chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
 
   // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
@@ -89,13 +86,11 @@ class bloom_value {
   std::size_t memory_usage() const noexcept;
 
  private:
-  bloom_value() = default;
-  bool finish_restore();
+  bloom_value(bool nonscaling, dumped_filter<bloomery::scalable_bloom_filter> state)
+      : nonscaling_(nonscaling), state_(std::move(state)) {}
 
   bool nonscaling_ = false;
-  std::optional<bloomery::scalable_bloom_filter> filter_;
-  using restore_type = dump_restore<bloomery::scalable_bloom_filter>;
-  std::unique_ptr<restore_type> restore_;  // while restoring (its reader is large)
+  dumped_filter<bloomery::scalable_bloom_filter> state_;
 };
 
 }  // namespace bloomery_redis

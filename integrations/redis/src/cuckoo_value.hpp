@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <bloomery/scalable_cuckoo_filter.hpp>
@@ -61,9 +62,9 @@ class cuckoo_value {
   static std::unique_ptr<cuckoo_value> restore_from_header(std::span<const std::byte> header,
                                                            memory_check check);
 
-  bool complete() const noexcept { return filter_.has_value(); }
+  bool complete() const noexcept { return state_.complete(); }
   std::uint32_t bucket_size() const noexcept { return bucket_size_; }
-  const bloomery::scalable_cuckoo_filter& filter() const { return *filter_; }
+  const bloomery::scalable_cuckoo_filter& filter() const { return state_.filter(); }
 
   // CF.ADD (`unique` false: always stores the item) and CF.ADDNX (`unique`: only when it is not
   // possibly present already), on a complete filter; `check` judges a new sub-filter's memory.
@@ -73,8 +74,8 @@ class cuckoo_value {
 
   std::vector<std::byte> dump_header() const;
   std::span<const std::byte> dump_payload() const;
-  // While restoring: as bloom_value::restore_chunk.
-  enum class chunk_result { accepted, completed, rejected, corrupt };
+  // While restoring: dumped_filter::restore_chunk, accepting only the chains this module creates.
+  using chunk_result = dumped_filter<bloomery::scalable_cuckoo_filter>::chunk_result;
   chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
 
   // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
@@ -84,13 +85,11 @@ class cuckoo_value {
   std::size_t memory_usage() const noexcept;
 
  private:
-  cuckoo_value() = default;
-  bool finish_restore();
+  cuckoo_value(std::uint32_t bucket_size, dumped_filter<bloomery::scalable_cuckoo_filter> state)
+      : bucket_size_(bucket_size), state_(std::move(state)) {}
 
   std::uint32_t bucket_size_ = cf_default_bucket_size;
-  std::optional<bloomery::scalable_cuckoo_filter> filter_;
-  using restore_type = dump_restore<bloomery::scalable_cuckoo_filter>;
-  std::unique_ptr<restore_type> restore_;  // while restoring (its reader is large)
+  dumped_filter<bloomery::scalable_cuckoo_filter> state_;
 };
 
 }  // namespace bloomery_redis

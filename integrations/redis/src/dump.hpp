@@ -16,10 +16,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <bloomery/errors.hpp>
@@ -128,6 +130,77 @@ class dump_restore {
   std::uint32_t word_ = 0;
   std::vector<std::byte> prefix_;
   std::optional<bloomery::image_reader<F>> reader_;
+};
+
+// A key's filter, or, while LOADCHUNK restores it, the part of its dump received so far: the dump
+// side every value type shares (the BF and CF values hold one, beside the word of their own that
+// their dumps carry), so dumps and restores take one path whatever the filter.
+template <class F>
+class dumped_filter {
+ public:
+  // While restoring: `rejected`, not the next chunk or longer than what is missing (nothing
+  // changed); `completed`, the last chunk, and the image is a valid filter that the value type
+  // accepts; `corrupt`, the last chunk, but the image is not (the caller deletes the key).
+  enum class chunk_result { accepted, completed, rejected, corrupt };
+
+  explicit dumped_filter(F filter) : filter_(std::move(filter)) {}
+  // A restore started from a header chunk, its storage allocated (dump_restore). Throws bad_dump,
+  // or bloomery::allocation_error when the storage is more than `check` lets it have.
+  dumped_filter(const dump_kind& kind, std::span<const std::byte> header, memory_check check)
+      : restore_(std::make_unique<dump_restore<F>>(kind, header, check)) {}
+
+  bool complete() const noexcept { return filter_.has_value(); }
+  F& filter() { return *filter_; }
+  const F& filter() const { return *filter_; }
+
+  // The header chunk and the payload of the dump (the payload received so far while restoring),
+  // from the filter's fields and words: no copy of the filter.
+  std::vector<std::byte> dump_header(const dump_kind& kind, std::uint32_t word) const {
+    if (!complete()) return make_header_chunk(kind, word, restore_->image_prefix());
+    return header_chunk_of(kind, word, *filter_);
+  }
+  std::span<const std::byte> dump_payload() const {
+    if (complete()) return bloomery::serialized_payload(*filter_);
+    return restore_->payload();
+  }
+
+  // Payload bytes at `offset`, which must be where the received bytes end. Once the payload is
+  // whole, the image is checked and `accept(filter)` says whether it is of the shapes the value
+  // type creates (its commands assume them).
+  template <class Accept>
+  chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data,
+                             Accept&& accept) {
+    if (complete()) return chunk_result::rejected;
+    switch (restore_->add_chunk(offset, data)) {
+      case dump_restore<F>::chunk_result::rejected:
+        return chunk_result::rejected;
+      case dump_restore<F>::chunk_result::accepted:
+        return chunk_result::accepted;
+      case dump_restore<F>::chunk_result::completed:
+        break;
+    }
+    std::optional<F> f;
+    try {
+      f.emplace(restore_->finish());
+    } catch (const bad_dump&) {
+      return chunk_result::corrupt;
+    }
+    if (!accept(static_cast<const F&>(*f))) return chunk_result::corrupt;
+    filter_ = std::move(f);
+    restore_.reset();
+    return chunk_result::completed;
+  }
+
+  // Bytes held: the filter's storage and `record_bytes` of bookkeeping per sub-filter, or, while
+  // restoring, everything the restore holds (its storage is allocated whole).
+  std::size_t memory_usage(std::size_t record_bytes) const noexcept {
+    if (!complete()) return sizeof(dump_restore<F>) + restore_->bytes_held();
+    return filter_->size_in_bytes() + filter_->sub_filter_count() * record_bytes;
+  }
+
+ private:
+  std::optional<F> filter_;
+  std::unique_ptr<dump_restore<F>> restore_;  // while restoring (its reader is large)
 };
 
 }  // namespace bloomery_redis
