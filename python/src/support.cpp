@@ -216,12 +216,12 @@ void register_kind_table(py::module_& m) {
   [&]<class... Fs>(bloomery::type_list<Fs...>) {
     (
         [&] {
-          const py::handle type = py::detail::get_type_handle(typeid(py_filter<Fs>), false);
-          if (!type) {
+          // define_filter_class records the name of the class it registers.
+          if (class_name<Fs> == nullptr) {
             throw std::logic_error(std::string("bloomery: the ") + bloomery::to_string(Fs::kind) +
                                    " filter of the kind table has no Python class");
           }
-          classes[bloomery::to_string(Fs::kind)] = type;
+          classes[bloomery::to_string(Fs::kind)] = m.attr(class_name<Fs>);
         }(),
         ...);
   }(bloomery::filter_types{});
