@@ -5,9 +5,8 @@
 // sets k bits anywhere in that block. Probe i sits at bit (s * c_i mod 2^32) >> 23 of the block,
 // where s is 32 bits of the high hash half and c_i a fixed odd constant: nine well-mixed bits per
 // probe from one multiply, which 8 AVX2 lanes compute at once. Letting each probe land anywhere
-// in the line (rather than one bit per 64-bit word) keeps the FPR closest to the classic filter's
-// at equal memory: 0.957% at 10 bits/key with k = 6, against 1.05% for one bit in each of eight
-// words and 1.26% for the 256-bit split block (docs/blocked-bloom-filter.md).
+// in the line (rather than one bit per 64-bit word or per 32-bit word of a split block) keeps the
+// FPR closest to the classic filter's at equal memory (docs/blocked-bloom-filter.md has the rates).
 #pragma once
 
 #include <algorithm>
