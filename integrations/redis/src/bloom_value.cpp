@@ -2,27 +2,16 @@
 
 #include <cmath>
 #include <new>
+#include <optional>
+#include <stdexcept>
 
 #include <bloomery/bloom_filter.hpp>
-#include <bloomery/errors.hpp>
 #include <bloomery/kinds.hpp>
 
 #include "memory_guard.hpp"
 
 namespace bloomery_redis {
 namespace {
-
-constexpr dump_kind bf_dump = {{'B', 'L', 'M', 'R', 'Y', '-', 'B', 'F'}};
-constexpr std::uint32_t flag_nonscaling = 1;
-
-// The per-sub-filter record bloomery keeps beside the bits (six 8-byte fields).
-constexpr std::size_t sub_filter_record_bytes = 48;
-
-void reserve_or_throw(memory_check check, std::uint64_t bytes) {
-  if (!may_allocate(check, bytes)) {
-    throw bloomery::allocation_error(bytes, "a filter (more than the memory available)");
-  }
-}
 
 // Bytes of the sub-filter a scaling filter adds next (its capacity and rate follow the scalable
 // filter's documented n_i and p_i); 0 when bloomery cannot add one, which insert then reports.
@@ -72,23 +61,24 @@ bloomery::scalable_bloom_filter filter_for(const bloom_shape& shape, memory_chec
     t.fpr = b.fpr;
     o = {.growth = 1.0, .tightening = b.tightening};
   }
-  reserve_or_throw(check, bloomery::scalable_bloom_filter::plan(t, o).bytes);
+  require_memory(check, bloomery::scalable_bloom_filter::plan(t, o).bytes);
   return bloomery::scalable_bloom_filter(t, o);
 }
 
 }  // namespace
 
 bloom_value::bloom_value(const bloom_shape& shape, memory_check check)
-    : nonscaling_(shape.nonscaling), state_(filter_for(shape, check)) {}
+    : dumped_value(shape.nonscaling ? flag_nonscaling : 0,
+                   dumped_filter<bloomery::scalable_bloom_filter>(filter_for(shape, check))) {}
 
 bloom_value::add_result bloom_value::add(std::string_view item, memory_check check) {
-  bloomery::scalable_bloom_filter& f = state_.filter();
+  bloomery::scalable_bloom_filter& f = mutable_filter();
   const bloomery::bloom_filter::view newest = f.sub_filter(f.sub_filter_count() - 1);
   if (newest.inserted() >= newest.capacity()) {
     // A new item would need a new sub-filter: none for NONSCALING, else only if memory allows
     // (the storage is reallocated, old and new side by side while the old bits are copied).
     if (f.may_contain(item)) return add_result::present;
-    if (nonscaling_) return add_result::full;
+    if (nonscaling()) return add_result::full;
     const std::uint64_t next = next_sub_filter_bytes(f);
     if (next != 0 && !may_allocate(check, f.size_in_bytes() + next)) return add_result::no_memory;
   }
@@ -101,39 +91,15 @@ bloom_value::add_result bloom_value::add(std::string_view item, memory_check che
   }
 }
 
-std::vector<std::byte> bloom_value::dump_header() const {
-  return state_.dump_header(bf_dump, nonscaling_ ? flag_nonscaling : 0);
-}
-
-std::span<const std::byte> bloom_value::dump_payload() const {
-  return state_.dump_payload();
-}
-
-std::unique_ptr<bloom_value> bloom_value::restore_from_header(std::span<const std::byte> header,
-                                                              memory_check check) {
-  const std::uint32_t flags = read_header_chunk(bf_dump, header).word;
+void bloom_value::check_word(std::uint32_t flags) {
   if ((flags & ~flag_nonscaling) != 0) throw bad_dump("unknown dump flags");
-  return std::unique_ptr<bloom_value>(
-      new bloom_value((flags & flag_nonscaling) != 0, {bf_dump, header, check}));
 }
 
-bloom_value::chunk_result bloom_value::restore_chunk(std::uint64_t offset,
-                                                     std::span<const std::byte> data) {
-  return state_.restore_chunk(offset, data, [&](const bloomery::scalable_bloom_filter& f) {
-    // Only shapes this module creates: INFO and further inserts assume them.
-    const bloomery::scalable_options& o = f.options();
-    return nonscaling_ ? f.sub_filter_count() == 1 && f.inserted() <= f.capacity()
-                       : o.tightening == 0.5 && o.growth == std::floor(o.growth);
-  });
-}
-
-std::unique_ptr<bloom_value> bloom_value::copy() const {
-  if (!complete()) return nullptr;
-  return std::unique_ptr<bloom_value>(new bloom_value(nonscaling_, dumped_filter(state_.filter())));
-}
-
-std::size_t bloom_value::memory_usage() const noexcept {
-  return sizeof(*this) + state_.memory_usage(sub_filter_record_bytes);
+bool bloom_value::accepts(std::uint32_t flags, const bloomery::scalable_bloom_filter& f) {
+  // Only shapes this module creates: INFO and further inserts assume them.
+  const bloomery::scalable_options& o = f.options();
+  return (flags & flag_nonscaling) != 0 ? f.sub_filter_count() == 1 && f.inserted() <= f.capacity()
+                                        : o.tightening == 0.5 && o.growth == std::floor(o.growth);
 }
 
 }  // namespace bloomery_redis

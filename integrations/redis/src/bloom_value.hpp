@@ -1,5 +1,5 @@
-// The value of a BF key: bloomery's scalable Bloom filter shaped as RedisBloom's chain, or, while
-// BF.LOADCHUNK restores one, the part of its dump received so far.
+// The value of a BF key (dumped_value.hpp): bloomery's scalable Bloom filter shaped as RedisBloom's
+// chain, or, while BF.LOADCHUNK restores one, the part of its dump received so far.
 //
 // RedisBloom's chain gives its first sub-filter half the requested error rate and each later one
 // half the previous, with `expansion` times the previous capacity; bloomery's sub-filter i has
@@ -13,16 +13,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <optional>
-#include <span>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include <bloomery/scalable_bloom_filter.hpp>
 
 #include "dump.hpp"
+#include "dumped_value.hpp"
 #include "memory_guard.hpp"
 
 namespace bloomery_redis {
@@ -49,7 +46,7 @@ struct single_layer_bound {
 };
 single_layer_bound bound_for_single_layer(double error_rate);
 
-class bloom_value {
+class bloom_value : public dumped_value<bloom_value, bloomery::scalable_bloom_filter> {
  public:
   enum class add_result { added, present, full, cannot_grow, no_memory };
 
@@ -57,14 +54,8 @@ class bloom_value {
   // std::invalid_argument, std::length_error), and bloomery::allocation_error when `check`
   // refuses its memory.
   explicit bloom_value(const bloom_shape& shape, memory_check check = memory_check::admission);
-  // A key being restored from a dump's header chunk, its storage allocated; throws bad_dump, or
-  // std::bad_alloc when the filter's memory is more than `check` lets it have.
-  static std::unique_ptr<bloom_value> restore_from_header(std::span<const std::byte> header,
-                                                          memory_check check);
 
-  bool complete() const noexcept { return state_.complete(); }
-  bool nonscaling() const noexcept { return nonscaling_; }
-  const bloomery::scalable_bloom_filter& filter() const { return state_.filter(); }
+  bool nonscaling() const noexcept { return (word() & flag_nonscaling) != 0; }
 
   // BF.ADD on a complete filter: RedisBloom's answers, and for a NONSCALING filter holding its
   // capacity, `full` unless the item is already present. `cannot_grow` when bloomery cannot add a
@@ -72,25 +63,17 @@ class bloom_value {
   // refuses it; the filter is then unchanged.
   add_result add(std::string_view item, memory_check check);
 
-  // The header chunk and the payload of this value's dump (dumped_filter's).
-  std::vector<std::byte> dump_header() const;
-  std::span<const std::byte> dump_payload() const;
-  // While restoring: dumped_filter::restore_chunk, accepting only the shapes this module creates.
-  using chunk_result = dumped_filter<bloomery::scalable_bloom_filter>::chunk_result;
-  chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
-
-  // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
-  std::unique_ptr<bloom_value> copy() const;
-
-  // Bytes this value holds: the filter's bit arrays and its bookkeeping (MEMORY USAGE, BF.INFO).
-  std::size_t memory_usage() const noexcept;
-
  private:
-  bloom_value(bool nonscaling, dumped_filter<bloomery::scalable_bloom_filter> state)
-      : nonscaling_(nonscaling), state_(std::move(state)) {}
+  friend dumped_value;
+  static constexpr dump_kind dump = {{'B', 'L', 'M', 'R', 'Y', '-', 'B', 'F'}};
+  static constexpr std::uint32_t flag_nonscaling = 1;
+  // The per-sub-filter record bloomery keeps beside the bits (six 8-byte fields).
+  static constexpr std::size_t sub_filter_record_bytes = 48;
+  static void check_word(std::uint32_t flags);
+  static bool accepts(std::uint32_t flags, const bloomery::scalable_bloom_filter& f);
 
-  bool nonscaling_ = false;
-  dumped_filter<bloomery::scalable_bloom_filter> state_;
+  bloom_value(std::uint32_t flags, dumped_filter<bloomery::scalable_bloom_filter> state)
+      : dumped_value(flags, std::move(state)) {}
 };
 
 }  // namespace bloomery_redis

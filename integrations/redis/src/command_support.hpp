@@ -40,6 +40,11 @@ inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
   return RedisModule_ReplyWithError(ctx, message.c_str());
 }
 
+inline int reply_bytes(RedisModuleCtx* ctx, std::span<const std::byte> bytes) {
+  return RedisModule_ReplyWithStringBuffer(ctx, reinterpret_cast<const char*>(bytes.data()),
+                                           bytes.size());
+}
+
 // Counts are replied as signed 64-bit integers.
 inline long long clamp(std::uint64_t v) {
   return static_cast<long long>(std::min<std::uint64_t>(v, INT64_MAX));
@@ -146,6 +151,20 @@ int guarded(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) noexcept {
   } catch (...) {
     return RedisModule_ReplyWithError(ctx, "ERR internal error");
   }
+}
+
+// A command as RedisModule_CreateCommand takes it.
+struct command_spec {
+  const char* name;
+  command_fn fn;
+  const char* flags;
+};
+inline bool create_commands(RedisModuleCtx* ctx, std::span<const command_spec> commands) {
+  for (const command_spec& c : commands) {
+    // One key, the first argument: what Redis Cluster routes on.
+    if (RedisModule_CreateCommand(ctx, c.name, c.fn, c.flags, 1, 1, 1) != redis_ok) return false;
+  }
+  return true;
 }
 
 // A buffer RedisModule_LoadStringBuffer returned, freed with the handle.

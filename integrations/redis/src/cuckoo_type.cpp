@@ -14,50 +14,59 @@
 
 #include "command_support.hpp"
 #include "cuckoo_value.hpp"
+#include "dump_commands.hpp"
+#include "filter_commands.hpp"
+#include "filter_traits.hpp"
 #include "native_type.hpp"
 
 namespace bloomery_redis {
 namespace {
 
-RedisModuleType* cuckoo_type = nullptr;
 std::uint32_t new_fingerprint_bits = cf_default_fingerprint_bits;
 
-constexpr const char* err_restoring = "ERR filter is being restored by CF.LOADCHUNK";
 constexpr const char* err_full = "Maximum expansions reached";
 constexpr const char* err_grow_memory = "Memory allocation failure";
 constexpr const char* err_small_capacity = "Capacity must be at least (BucketSize * 2)";
 constexpr const char* err_unknown_argument = "Unknown argument received";
-constexpr const char* err_position = "Invalid position";
-constexpr const char* err_header = "Invalid header";
-constexpr const char* err_chunk = "Couldn't load chunk!";
+
+struct cf_traits {
+  using value = cuckoo_value;
+  static inline RedisModuleType* type = nullptr;
+  static constexpr const char* label = "CF";
+  static constexpr const char* loadchunk = "CF.LOADCHUNK";
+  static constexpr const char* err_restoring = "ERR filter is being restored by CF.LOADCHUNK";
+  static constexpr const char* err_create = "ERR Could not create filter";
+  // CF.SCANDUMP and CF.LOADCHUNK check the iter first, as a position; CF.LOADCHUNK tells a bad
+  // header from a bad chunk.
+  static constexpr dump_replies replies = {
+      .bad_scandump_iter = "Invalid position",
+      .scandump_refuses_negative_iter = true,
+      .scandump_iter_before_key = true,
+      .scandump_end_is_nil = true,
+      .bad_loadchunk_iter = "Invalid position",
+      .loadchunk_refuses_iter_0 = true,
+      .header_for_existing_key = err_item_exists,
+      .bad_header = "Invalid header",
+      .bad_chunk = "Couldn't load chunk!",
+  };
+};
 
 using add_result = cuckoo_value::add_result;
-using chunk_result = cuckoo_value::chunk_result;
 
 // Stores a new filter of `shape` in the (empty, writable) key `name`, or replies the reason and
-// returns null. A capacity whose memory cannot be had is an error reply, never an abort; so is one
-// past bloomery's 2^48 keys, which no machine has the memory for either. A server that follows a
-// master has to hold what the master holds (cannot_follow_master).
+// returns null (store_new_value); a capacity past bloomery's 2^48 keys, which no machine has the
+// memory for either, replies as memory that cannot be had.
 cuckoo_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
                             cuckoo_shape shape) {
   shape.fingerprint_bits = new_fingerprint_bits;
-  const memory_check check = memory_check_for(ctx);
-  std::unique_ptr<cuckoo_value> v;
   try {
-    v = std::make_unique<cuckoo_value>(shape, check);
-  } catch (const std::bad_alloc&) {
-    if (check == memory_check::none) cannot_follow_master(ctx, "a CF filter's creation", name);
-    RedisModule_ReplyWithError(ctx, err_no_memory);
-    return nullptr;
+    return store_new_value<cf_traits>(
+        ctx, key, name, "a CF filter's creation",
+        [&](memory_check check) { return std::make_unique<cuckoo_value>(shape, check); });
   } catch (const std::invalid_argument&) {
     RedisModule_ReplyWithError(ctx, err_no_memory);
     return nullptr;
   }
-  if (RedisModule_ModuleTypeSetValue(key, cuckoo_type, v.get()) != redis_ok) {
-    RedisModule_ReplyWithError(ctx, "ERR Could not create filter");
-    return nullptr;
-  }
-  return v.release();
 }
 
 // An option's integer value in [low, high], or the error RedisBloom replies for it.
@@ -127,15 +136,8 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   shape.capacity = static_cast<std::uint64_t>(*capacity);
 
-  key_handle key(ctx, argv[1], open_read | open_write);
-  bool wrong_type = false;
-  if (key.value_of<cuckoo_value>(cuckoo_type, wrong_type) != nullptr) {
-    return RedisModule_ReplyWithError(ctx, err_item_exists);
-  }
-  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
-  if (create_filter(ctx, key.get(), argv[1], shape) == nullptr) return redis_ok;
-  RedisModule_ReplicateVerbatim(ctx);
-  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  return reserve_key<cf_traits>(
+      ctx, argv[1], [&](RedisModuleKey* key) { return create_filter(ctx, key, argv[1], shape); });
 }
 
 // Adds items (only those not possibly present when `unique`), creating the key with `capacity`
@@ -144,20 +146,13 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModuleString*> items,
               std::uint64_t capacity, bool create, bool unique, bool array) {
   key_handle key(ctx, name, open_read | open_write);
-  bool wrong_type = false;
-  cuckoo_value* v = key.value_of<cuckoo_value>(cuckoo_type, wrong_type);
-  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
   bool changed = false;
-  if (v == nullptr) {
-    if (!create) return RedisModule_ReplyWithError(ctx, err_not_found);
+  cuckoo_value* v = value_to_write<cf_traits>(ctx, key, create, changed, [&](RedisModuleKey* k) {
     cuckoo_shape shape;
     shape.capacity = capacity;
-    v = create_filter(ctx, key.get(), name, shape);
-    if (v == nullptr) return redis_ok;
-    changed = true;
-  } else if (!v->complete()) {
-    return RedisModule_ReplyWithError(ctx, err_restoring);
-  }
+    return create_filter(ctx, k, name, shape);
+  });
+  if (v == nullptr) return redis_ok;
   if (array) RedisModule_ReplyWithArray(ctx, static_cast<long>(items.size()));
   const memory_check check = memory_check_for(ctx);
   for (RedisModuleString* item : items) {
@@ -219,50 +214,12 @@ int cf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
                    static_cast<std::uint64_t>(capacity), create, Unique, true);
 }
 
-// The filter at a key for the commands that answer 0 for a missing key (null then, and for a
-// key that replied an error, with `replied` set).
-const cuckoo_value* filter_or_none(RedisModuleCtx* ctx, const key_handle& key, bool& replied) {
-  bool wrong_type = false;
-  const cuckoo_value* v = key.value_of<cuckoo_value>(cuckoo_type, wrong_type);
-  replied = true;
-  if (wrong_type) {
-    RedisModule_ReplyWithError(ctx, err_wrong_type);
-  } else if (v != nullptr && !v->complete()) {
-    RedisModule_ReplyWithError(ctx, err_restoring);
-  } else {
-    replied = false;
-    return v;
-  }
-  return nullptr;
-}
-
-// CF.EXISTS key item / CF.MEXISTS key item...: 0 for a missing key.
-template <bool Array>
-int cf_exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (Array ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
-  key_handle key(ctx, argv[1], open_read);
-  bool replied = false;
-  const cuckoo_value* v = filter_or_none(ctx, key, replied);
-  if (replied) return redis_ok;
-  const std::size_t n = static_cast<std::size_t>(argc - 2);
-  std::vector<char> found(n, 0);
-  if (v != nullptr) {
-    std::vector<std::string_view> items(n);
-    for (std::size_t i = 0; i < n; ++i) items[i] = view_of(argv[2 + i]);
-    v->filter().may_contain_many(items, found);
-  }
-  if (!Array) return RedisModule_ReplyWithLongLong(ctx, found[0] ? 1 : 0);
-  RedisModule_ReplyWithArray(ctx, static_cast<long>(n));
-  for (const char f : found) RedisModule_ReplyWithLongLong(ctx, f ? 1 : 0);
-  return redis_ok;
-}
-
 // CF.COUNT key item: copies of the item's fingerprint in its buckets (0 for a missing key).
 int cf_count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
   bool replied = false;
-  const cuckoo_value* v = filter_or_none(ctx, key, replied);
+  const cuckoo_value* v = value_or_none<cf_traits>(ctx, key, replied);
   if (replied) return redis_ok;
   return RedisModule_ReplyWithLongLong(
       ctx, v == nullptr ? 0 : clamp(v->filter().count(view_of(argv[2]))));
@@ -273,28 +230,20 @@ int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read | open_write);
   bool wrong_type = false;
-  cuckoo_value* v = key.value_of<cuckoo_value>(cuckoo_type, wrong_type);
+  cuckoo_value* v = key.value_of<cuckoo_value>(cf_traits::type, wrong_type);
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
   if (v == nullptr) return RedisModule_ReplyWithError(ctx, "Not found");
-  if (!v->complete()) return RedisModule_ReplyWithError(ctx, err_restoring);
+  if (!v->complete()) return RedisModule_ReplyWithError(ctx, cf_traits::err_restoring);
   if (!v->remove(view_of(argv[2]))) return RedisModule_ReplyWithLongLong(ctx, 0);
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithLongLong(ctx, 1);
-}
-
-// The complete filter at a key for CF.INFO and CF.SCANDUMP, or null after replying why not.
-const cuckoo_value* readable_filter(RedisModuleCtx* ctx, const key_handle& key) {
-  bool replied = false;
-  const cuckoo_value* v = filter_or_none(ctx, key, replied);
-  if (v == nullptr && !replied) RedisModule_ReplyWithError(ctx, err_not_found);
-  return v;
 }
 
 // CF.INFO key
 int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
-  const cuckoo_value* v = readable_filter(ctx, key);
+  const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
   if (v == nullptr) return redis_ok;
   const bloomery::scalable_cuckoo_filter& f = v->filter();
   const struct {
@@ -320,129 +269,29 @@ int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return redis_ok;
 }
 
-// CF.SCANDUMP key iter: [1, header chunk] for iter 0, then [next iter, payload bytes from
-// iter - 1], and [0, nil] past the end, as RedisBloom's iterator runs. An empty filter dumps
-// like any other (RedisBloom replies [0, nil] at once, so it cannot be copied).
-int cf_scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc != 3) return RedisModule_WrongArity(ctx);
-  const std::optional<long long> iter = to_integer(argv[2]);
-  if (!iter || *iter < 0) return RedisModule_ReplyWithError(ctx, err_position);
-  key_handle key(ctx, argv[1], open_read);
-  const cuckoo_value* v = readable_filter(ctx, key);
-  if (v == nullptr) return redis_ok;
-  RedisModule_ReplyWithArray(ctx, 2);
-  if (*iter == 0) {
-    const std::vector<std::byte> header = v->dump_header();
-    RedisModule_ReplyWithLongLong(ctx, 1);
-    return RedisModule_ReplyWithStringBuffer(ctx, reinterpret_cast<const char*>(header.data()),
-                                             header.size());
-  }
-  const std::span<const std::byte> payload = v->dump_payload();
-  const std::uint64_t offset = static_cast<std::uint64_t>(*iter - 1);
-  if (offset >= payload.size()) {
-    RedisModule_ReplyWithLongLong(ctx, 0);
-    return RedisModule_ReplyWithNull(ctx);
-  }
-  const std::uint64_t length = std::min(max_chunk_bytes, payload.size() - offset);
-  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(offset + length + 1));
-  return RedisModule_ReplyWithStringBuffer(
-      ctx, reinterpret_cast<const char*>(payload.data() + offset), length);
-}
-
-// CF.LOADCHUNK key iter data: iter 1 with a header chunk starts restoring an empty key; each next
-// chunk must follow the bytes received (data chunks are SCANDUMP's, in order). The key answers
-// no other CF command until its last chunk arrives; then the whole image is checked, and a
-// damaged dump deletes the key and replies `Couldn't load chunk!`.
-int cf_loadchunk(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
-  if (argc != 4) return RedisModule_WrongArity(ctx);
-  const std::optional<long long> iter = to_integer(argv[2]);
-  if (!iter || *iter == 0) return RedisModule_ReplyWithError(ctx, err_position);
-  const std::span<const std::byte> data = bytes_of(argv[3]);
-  key_handle key(ctx, argv[1], open_read | open_write);
-  bool wrong_type = false;
-  cuckoo_value* v = key.value_of<cuckoo_value>(cuckoo_type, wrong_type);
-  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
-  if (*iter == 1) {
-    if (v != nullptr) return RedisModule_ReplyWithError(ctx, err_item_exists);
-    std::unique_ptr<cuckoo_value> restored;
-    const memory_check check = memory_check_for(ctx);
-    try {
-      restored = cuckoo_value::restore_from_header(data, check);
-    } catch (const bad_dump&) {
-      return RedisModule_ReplyWithError(ctx, err_header);
-    } catch (const std::bad_alloc&) {
-      if (check == memory_check::none) cannot_follow_master(ctx, "CF.LOADCHUNK", argv[1]);
-      return RedisModule_ReplyWithError(ctx, err_no_memory);
-    }
-    if (RedisModule_ModuleTypeSetValue(key.get(), cuckoo_type, restored.get()) != redis_ok) {
-      return RedisModule_ReplyWithError(ctx, "ERR Could not create filter");
-    }
-    restored.release();
-    RedisModule_ReplicateVerbatim(ctx);
-    return RedisModule_ReplyWithSimpleString(ctx, "OK");
-  }
-  if (v == nullptr) return RedisModule_ReplyWithError(ctx, err_not_found);
-  // A complete filter takes no chunks (RedisBloom would overwrite its buckets in place).
-  if (v->complete() || *iter < 1 || static_cast<std::uint64_t>(*iter - 1) < data.size()) {
-    return RedisModule_ReplyWithError(ctx, err_chunk);
-  }
-  const std::uint64_t offset = static_cast<std::uint64_t>(*iter - 1) - data.size();
-  switch (v->restore_chunk(offset, data)) {
-    case chunk_result::rejected:
-      return RedisModule_ReplyWithError(ctx, err_chunk);
-    case chunk_result::corrupt:
-      // Replicas and the AOF get the effect, not a chunk that fails there as well.
-      RedisModule_DeleteKey(key.get());
-      RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
-      return RedisModule_ReplyWithError(ctx, err_chunk);
-    case chunk_result::accepted:
-    case chunk_result::completed:
-      break;
-  }
-  // Unlike RedisBloom 2.4, every data chunk reaches the replicas and the AOF.
-  RedisModule_ReplicateVerbatim(ctx);
-  return RedisModule_ReplyWithSimpleString(ctx, "OK");
-}
-
-struct cf_traits {
-  using value = cuckoo_value;
-  static constexpr const char* label = "CF";
-  static constexpr const char* loadchunk = "CF.LOADCHUNK";
-};
-
 }  // namespace
 
 bool register_cuckoo(RedisModuleCtx* ctx, std::uint32_t fingerprint_bits) {
   new_fingerprint_bits = fingerprint_bits;
   // Nine characters, unique among modules; not RedisBloom's "MBbloomCF", whose RDB values differ.
-  cuckoo_type = dump_type_callbacks<cf_traits>::create(ctx, "bloomr-CF");
-  if (cuckoo_type == nullptr) return false;
-
-  struct command {
-    const char* name;
-    command_fn fn;
-    const char* flags;
-  };
-  const command commands[] = {
+  cf_traits::type = dump_type_callbacks<cf_traits>::create(ctx, "bloomr-CF");
+  if (cf_traits::type == nullptr) return false;
+  const command_spec commands[] = {
       {"cf.reserve", guarded<cf_reserve>, "write deny-oom"},
       {"cf.add", guarded<cf_add<false>>, "write deny-oom"},
       {"cf.addnx", guarded<cf_add<true>>, "write deny-oom"},
       {"cf.insert", guarded<cf_insert<false>>, "write deny-oom"},
       {"cf.insertnx", guarded<cf_insert<true>>, "write deny-oom"},
-      {"cf.exists", guarded<cf_exists<false>>, "readonly fast"},
-      {"cf.mexists", guarded<cf_exists<true>>, "readonly fast"},
+      {"cf.exists", guarded<exists_command<cf_traits, false>>, "readonly fast"},
+      {"cf.mexists", guarded<exists_command<cf_traits, true>>, "readonly fast"},
       {"cf.count", guarded<cf_count>, "readonly fast"},
       // A write that never needs memory, as RedisBloom flags it.
       {"cf.del", guarded<cf_del>, "write fast"},
       {"cf.info", guarded<cf_info>, "readonly fast"},
-      {"cf.scandump", guarded<cf_scandump>, "readonly"},
-      {"cf.loadchunk", guarded<cf_loadchunk>, "write deny-oom"},
+      {"cf.scandump", guarded<scandump_command<cf_traits>>, "readonly"},
+      {"cf.loadchunk", guarded<loadchunk_command<cf_traits>>, "write deny-oom"},
   };
-  for (const command& c : commands) {
-    // One key, the first argument: what Redis Cluster routes on.
-    if (RedisModule_CreateCommand(ctx, c.name, c.fn, c.flags, 1, 1, 1) != redis_ok) return false;
-  }
-  return true;
+  return create_commands(ctx, commands);
 }
 
 }  // namespace bloomery_redis

@@ -1,5 +1,6 @@
-// The value of a CF key: bloomery's scalable cuckoo filter shaped as RedisBloom's growing cuckoo
-// filter, or, while CF.LOADCHUNK restores one, the part of its dump received so far.
+// The value of a CF key (dumped_value.hpp): bloomery's scalable cuckoo filter shaped as
+// RedisBloom's growing cuckoo filter, or, while CF.LOADCHUNK restores one, the part of its dump
+// received so far.
 //
 // RedisBloom's CF is a chain of cuckoo tables, each `expansion` times the previous one's size, up
 // to 32; bloomery's scalable_cuckoo_filter is that chain (initial capacity = capacity, expansion
@@ -12,16 +13,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
-#include <optional>
-#include <span>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include <bloomery/scalable_cuckoo_filter.hpp>
 
 #include "dump.hpp"
+#include "dumped_value.hpp"
 #include "memory_guard.hpp"
 
 namespace bloomery_redis {
@@ -46,7 +44,7 @@ struct cuckoo_shape {
   std::uint32_t fingerprint_bits = cf_default_fingerprint_bits;
 };
 
-class cuckoo_value {
+class cuckoo_value : public dumped_value<cuckoo_value, bloomery::scalable_cuckoo_filter> {
  public:
   // `added` (1), `present` (CF.ADDNX: 0, nothing stored), `full` (the chain's 32 sub-filters, or
   // its largest possible one, are full), `no_memory` (the next sub-filter's memory cannot be
@@ -57,14 +55,8 @@ class cuckoo_value {
   // refuses it, and std::invalid_argument for a shape bloomery cannot build (a capacity past
   // 2^48).
   explicit cuckoo_value(const cuckoo_shape& shape, memory_check check = memory_check::admission);
-  // A key being restored from a dump's header chunk, its storage allocated; throws bad_dump, or
-  // std::bad_alloc when the filter's memory is more than `check` lets it have.
-  static std::unique_ptr<cuckoo_value> restore_from_header(std::span<const std::byte> header,
-                                                           memory_check check);
 
-  bool complete() const noexcept { return state_.complete(); }
-  std::uint32_t bucket_size() const noexcept { return bucket_size_; }
-  const bloomery::scalable_cuckoo_filter& filter() const { return state_.filter(); }
+  std::uint32_t bucket_size() const noexcept { return word(); }
 
   // CF.ADD (`unique` false: always stores the item) and CF.ADDNX (`unique`: only when it is not
   // possibly present already), on a complete filter; `check` judges a new sub-filter's memory.
@@ -72,24 +64,16 @@ class cuckoo_value {
   // CF.DEL: true when a copy of the item's fingerprint was removed.
   bool remove(std::string_view item) noexcept;
 
-  std::vector<std::byte> dump_header() const;
-  std::span<const std::byte> dump_payload() const;
-  // While restoring: dumped_filter::restore_chunk, accepting only the chains this module creates.
-  using chunk_result = dumped_filter<bloomery::scalable_cuckoo_filter>::chunk_result;
-  chunk_result restore_chunk(std::uint64_t offset, std::span<const std::byte> data);
-
-  // A copy of a complete value (COPY); null for a key being restored. Throws std::bad_alloc.
-  std::unique_ptr<cuckoo_value> copy() const;
-
-  // Bytes this value holds: the tables and the per-sub-filter bookkeeping (MEMORY USAGE, Size).
-  std::size_t memory_usage() const noexcept;
-
  private:
-  cuckoo_value(std::uint32_t bucket_size, dumped_filter<bloomery::scalable_cuckoo_filter> state)
-      : bucket_size_(bucket_size), state_(std::move(state)) {}
+  friend dumped_value;
+  static constexpr dump_kind dump = {{'B', 'L', 'M', 'R', 'Y', '-', 'C', 'F'}};
+  // The record bloomery keeps per sub-filter beside its table (shape, counts, stash, hasher).
+  static constexpr std::size_t sub_filter_record_bytes = 328;
+  static void check_word(std::uint32_t bucket_size);
+  static bool accepts(std::uint32_t bucket_size, const bloomery::scalable_cuckoo_filter& f);
 
-  std::uint32_t bucket_size_ = cf_default_bucket_size;
-  dumped_filter<bloomery::scalable_cuckoo_filter> state_;
+  cuckoo_value(std::uint32_t bucket_size, dumped_filter<bloomery::scalable_cuckoo_filter> state)
+      : dumped_value(bucket_size, std::move(state)) {}
 };
 
 }  // namespace bloomery_redis

@@ -1,5 +1,6 @@
 #include "dump.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -48,6 +49,15 @@ std::vector<std::byte> make_header_chunk(const dump_kind& kind, std::uint32_t wo
     std::memcpy(out.data() + dump_header_bytes, image_prefix.data(), image_prefix.size());
   }
   return out;
+}
+
+std::optional<payload_chunk> payload_chunk_at(std::span<const std::byte> payload, long long iter) {
+  if (iter < 1 || static_cast<std::uint64_t>(iter - 1) >= payload.size()) return std::nullopt;
+  const std::uint64_t offset = static_cast<std::uint64_t>(iter - 1);
+  const std::uint64_t length = std::min(max_chunk_bytes, payload.size() - offset);
+  return payload_chunk{
+      static_cast<long long>(offset + length + 1),
+      payload.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length))};
 }
 
 header_chunk read_header_chunk(const dump_kind& kind, std::span<const std::byte> chunk) {

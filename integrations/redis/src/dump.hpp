@@ -36,6 +36,23 @@ namespace bloomery_redis {
 // 16 MiB).
 inline constexpr std::uint64_t max_chunk_bytes = std::uint64_t{16} << 20;
 
+// A payload chunk as SCANDUMP numbers them: the bytes from `iter` - 1 on (at most
+// max_chunk_bytes), and the iter of the next chunk.
+struct payload_chunk {
+  long long next_iter;
+  std::span<const std::byte> bytes;
+};
+// The chunk at `iter`; none before 1 or past the end.
+std::optional<payload_chunk> payload_chunk_at(std::span<const std::byte> payload, long long iter);
+// Each chunk in order: the RDB value and the AOF rewrite cut the payload as SCANDUMP does.
+template <class Visit>
+void for_each_payload_chunk(std::span<const std::byte> payload, Visit&& visit) {
+  for (std::optional<payload_chunk> c = payload_chunk_at(payload, 1); c;
+       c = payload_chunk_at(payload, c->next_iter)) {
+    visit(*c);
+  }
+}
+
 // A dump or chunk this module did not write, or one damaged on the way.
 class bad_dump : public std::runtime_error {
  public:
@@ -84,10 +101,7 @@ class dump_restore {
       throw bad_dump("header chunk length does not match the image's payload offset");
     }
     if (info.payload_size == 0) throw bad_dump("image has no payload");
-    if (!may_allocate(check, info.payload_size)) {
-      throw bloomery::allocation_error(info.payload_size,
-                                       "a filter (more than the memory available)");
-    }
+    require_memory(check, info.payload_size);
     word_ = h.word;
     prefix_.assign(h.image_prefix.begin(), h.image_prefix.end());
     try {

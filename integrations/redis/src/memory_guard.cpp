@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include <bloomery/errors.hpp>
+
 namespace bloomery_redis {
 namespace {
 
@@ -102,6 +104,12 @@ bool admits(std::uint64_t bytes) {
   const std::uint64_t available = available_memory_bytes();
   if (available == unknown) return true;
   return static_cast<double>(bytes) <= static_cast<double>(available) * (1.0 - headroom);
+}
+
+void require_memory(memory_check check, std::uint64_t bytes) {
+  if (!may_allocate(check, bytes)) {
+    throw bloomery::allocation_error(bytes, "a filter (more than the memory available)");
+  }
 }
 
 }  // namespace bloomery_redis

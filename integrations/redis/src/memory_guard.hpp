@@ -35,4 +35,8 @@ inline bool may_allocate(memory_check check, std::uint64_t bytes) {
   return check == memory_check::none || admits(bytes);
 }
 
+// A new filter's storage, checked before it is built: throws bloomery::allocation_error (a
+// std::bad_alloc) unless `check` lets `bytes` be had.
+void require_memory(memory_check check, std::uint64_t bytes);
+
 }  // namespace bloomery_redis

@@ -1,6 +1,5 @@
 // The callbacks of a native data type whose values are kept and copied as dumps (dump.hpp): the
-// BF and CF types share them. `Traits` names the value type (`value`: bloom_value or
-// cuckoo_value), `label` ("BF") for log lines and `loadchunk` ("BF.LOADCHUNK") for the AOF.
+// BF and CF types share them, given the type's traits (filter_traits.hpp).
 #pragma once
 
 #include <algorithm>
@@ -15,12 +14,13 @@
 
 #include "command_support.hpp"
 #include "dump.hpp"
+#include "filter_traits.hpp"
 #include "memory_guard.hpp"
 #include "redis_api.hpp"
 
 namespace bloomery_redis {
 
-template <class Traits>
+template <filter_traits Traits>
 struct dump_type_callbacks {
   using value = typename Traits::value;
   using chunk_result = typename value::chunk_result;
@@ -31,28 +31,30 @@ struct dump_type_callbacks {
   // filter. Encoding 1 (bloomery 0.1.0) had the payload as one string; it still loads.
   static constexpr int rdb_encoding = 2;
 
-  static void rdb_save(RedisModuleIO* io, void* p) {
-    const auto* v = static_cast<const value*>(p);
-    std::vector<std::byte> header;
+  // The dump's header chunk for a save or a rewrite (`doing`), which cannot report failure: out of
+  // memory ends the process, as zmalloc does in Redis.
+  static std::vector<std::byte> header_or_abort(RedisModuleIO* io, const value& v,
+                                                const char* doing) {
     try {
-      header = v->dump_header();
+      return v.dump_header();
     } catch (const std::exception& e) {
-      // A save cannot report failure; out of memory ends the process, as zmalloc does in Redis.
-      RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot save a %s value: %s",
+      RedisModule_LogIOError(io, "warning", "bloomery-redis: cannot %s a %s value: %s", doing,
                              Traits::label, e.what());
       std::abort();
     }
+  }
+
+  static void rdb_save(RedisModuleIO* io, void* p) {
+    const auto* v = static_cast<const value*>(p);
+    const std::vector<std::byte> header = header_or_abort(io, *v, "save");
     const std::span<const std::byte> payload = v->dump_payload();
     RedisModule_SaveUnsigned(io, v->complete() ? 1 : 0);
     RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(header.data()), header.size());
     RedisModule_SaveUnsigned(io, payload.size());
-    for (std::size_t offset = 0; offset < payload.size();) {
-      const std::size_t length = static_cast<std::size_t>(
-          std::min<std::uint64_t>(max_chunk_bytes, payload.size() - offset));
-      RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(payload.data() + offset),
-                                   length);
-      offset += length;
-    }
+    for_each_payload_chunk(payload, [&](const payload_chunk& c) {
+      RedisModule_SaveStringBuffer(io, reinterpret_cast<const char*>(c.bytes.data()),
+                                   c.bytes.size());
+    });
   }
 
   // The payload's strings into the restore: for encoding 2, its length, then strings that fill
@@ -107,24 +109,13 @@ struct dump_type_callbacks {
   // The key rebuilt by the same LOADCHUNK commands a SCANDUMP/LOADCHUNK copy sends.
   static void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* p) {
     const auto* v = static_cast<const value*>(p);
-    std::vector<std::byte> header;
-    try {
-      header = v->dump_header();
-    } catch (const std::exception& e) {
-      RedisModule_LogIOError(aof, "warning", "bloomery-redis: cannot rewrite a %s value: %s",
-                             Traits::label, e.what());
-      std::abort();
-    }
+    const std::vector<std::byte> header = header_or_abort(aof, *v, "rewrite");
     RedisModule_EmitAOF(aof, Traits::loadchunk, "slb", key, 1LL,
                         reinterpret_cast<const char*>(header.data()), header.size());
-    const std::span<const std::byte> payload = v->dump_payload();
-    for (std::uint64_t offset = 0; offset < payload.size();) {
-      const std::uint64_t length = std::min(max_chunk_bytes, payload.size() - offset);
-      RedisModule_EmitAOF(
-          aof, Traits::loadchunk, "slb", key, static_cast<long long>(offset + length + 1),
-          reinterpret_cast<const char*>(payload.data() + offset), static_cast<std::size_t>(length));
-      offset += length;
-    }
+    for_each_payload_chunk(v->dump_payload(), [&](const payload_chunk& c) {
+      RedisModule_EmitAOF(aof, Traits::loadchunk, "slb", key, c.next_iter,
+                          reinterpret_cast<const char*>(c.bytes.data()), c.bytes.size());
+    });
   }
 
   static std::size_t mem_usage(const void* p) {

@@ -19,6 +19,10 @@ import pytest
 import redis
 from redis.connection import PythonParser
 
+# The shared helpers' asserts report their values as the tests' own do (before their import).
+pytest.register_assert_rewrite("filter_data", "redis_helpers")
+from filter_data import KINDS
+
 MODULE = os.environ["BLOOMERY_REDIS_MODULE"]
 SERVER = os.environ.get("BLOOMERY_REDIS_SERVER", "redis-server")
 CLI = os.environ.get("BLOOMERY_REDIS_CLI", "redis-cli")
@@ -204,16 +208,8 @@ def r(shared_server):
     return c
 
 
-def scandump(client, key, kind="BF"):
-    """All of BF.SCANDUMP's (or CF.SCANDUMP's) (iter, chunk) pairs for `key`, as a client copying
-    it would read them."""
-    chunks, it = [], 0
-    while True:
-        it, data = client.execute_command(kind + ".SCANDUMP", key, it)
-        if it == 0:
-            return chunks
-        chunks.append((it, data))
-
-
-def loadchunks(client, key, chunks, kind="BF"):
-    return [client.execute_command(kind + ".LOADCHUNK", key, it, data) for it, data in chunks]
+@pytest.fixture(params=KINDS, ids=[k.NAME for k in KINDS])
+def kind(request):
+    """Each filter type in turn (filter_data.BLOOM, filter_data.CUCKOO): its name, its data set
+    and what its replies say."""
+    return request.param

@@ -203,6 +203,25 @@ class server {
   redisContext* ctx_ = nullptr;
 };
 
+// Copies `key` into `copy` by `kind`'s SCANDUMP and LOADCHUNK ("BF", "CF"), as a client would;
+// `compare(command, expected)` checks that every chunk loads.
+template <class Compare>
+void copy_by_scandump(server& srv, const std::string& kind, const std::string& key,
+                      const std::string& copy, Compare&& compare) {
+  srv.run({"DEL", copy});
+  std::vector<std::pair<std::string, std::string>> chunks;
+  for (long long cursor = 0;;) {
+    const reply r = srv.run({kind + ".SCANDUMP", key, std::to_string(cursor)});
+    ASSERT_EQ(r.type, reply::array) << describe(r);
+    ASSERT_EQ(r.elements.size(), 2u);
+    cursor = r.elements[0].number;
+    if (cursor == 0) break;
+    chunks.emplace_back(std::to_string(cursor), r.elements[1].text);
+  }
+  for (const auto& [cursor, data] : chunks)
+    compare({kind + ".LOADCHUNK", copy, cursor, data}, ok());
+}
+
 // RedisBloom's BF.* rules over the library's scalable filter.
 class bf_model {
  public:
@@ -353,19 +372,7 @@ void run_sequence(unsigned seed, int steps) {
       compare({"DEBUG", "RELOAD"}, ok());
     } else {  // SCANDUMP the key into "copy", then the copy must answer exactly as the key
       if (it == model.keys.end()) continue;
-      srv.run({"DEL", "copy"});
-      std::vector<std::pair<std::string, std::string>> chunks;
-      for (long long cursor = 0;;) {
-        const reply r = srv.run({"BF.SCANDUMP", key, std::to_string(cursor)});
-        ASSERT_EQ(r.type, reply::array) << describe(r);
-        ASSERT_EQ(r.elements.size(), 2u);
-        cursor = r.elements[0].number;
-        if (cursor == 0) break;
-        chunks.emplace_back(std::to_string(cursor), r.elements[1].text);
-      }
-      for (const auto& [cursor, data] : chunks) {
-        compare({"BF.LOADCHUNK", "copy", cursor, data}, ok());
-      }
+      ASSERT_NO_FATAL_FAILURE(copy_by_scandump(srv, "BF", key, "copy", compare));
       for (const std::string& x : added[key]) compare({"BF.EXISTS", "copy", x}, integer(1));
       for (int j = 0; j < 50; ++j) {
         const std::string x = "absent" + std::to_string(pick(100000));
@@ -509,19 +516,7 @@ void run_cf_sequence(unsigned seed, int steps) {
       compare({"DEBUG", "RELOAD"}, ok());
     } else {  // CF.SCANDUMP into "cf:copy": the copy answers as the key
       if (!exists) continue;
-      srv.run({"DEL", "cf:copy"});
-      std::vector<std::pair<std::string, std::string>> chunks;
-      for (long long cursor = 0;;) {
-        const reply r = srv.run({"CF.SCANDUMP", key, std::to_string(cursor)});
-        ASSERT_EQ(r.type, reply::array) << describe(r);
-        ASSERT_EQ(r.elements.size(), 2u);
-        cursor = r.elements[0].number;
-        if (cursor == 0) break;
-        chunks.emplace_back(std::to_string(cursor), r.elements[1].text);
-      }
-      for (const auto& [cursor, data] : chunks) {
-        compare({"CF.LOADCHUNK", "cf:copy", cursor, data}, ok());
-      }
+      ASSERT_NO_FATAL_FAILURE(copy_by_scandump(srv, "CF", key, "cf:copy", compare));
       for (int j = 0; j < 40; ++j) {
         const std::string x = pick(2) ? item() : "absent" + std::to_string(pick(100000));
         compare({"CF.COUNT", "cf:copy", x},

@@ -6,42 +6,13 @@ import random
 import subprocess
 
 import pytest
-import redis
 
-from conftest import MODULE, SERVER, _server_limits, free_port, loadchunks, scandump
+from conftest import MODULE, SERVER, _server_limits, free_port
+from redis_helpers import WRONGTYPE, arity, error_of, info, items, loadchunks, scandump
 
-WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
 SMALL = "Capacity must be at least (BucketSize * 2)"
-RESTORING = "ERR filter is being restored by CF.LOADCHUNK"
 INFO_FIELDS = ["Size", "Number of buckets", "Number of filters", "Number of items inserted",
                "Number of items deleted", "Bucket size", "Expansion rate", "Max iterations"]
-
-
-def error_of(r, *args):
-    with pytest.raises(redis.ResponseError) as e:
-        r.execute_command(*args)
-    return str(e.value)
-
-
-def info(r, key):
-    reply = r.execute_command("CF.INFO", key)
-    return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
-
-
-def items(prefix, n):
-    return [f"{prefix}{i}" for i in range(n)]
-
-
-def cf_dump(r, key):
-    return scandump(r, key, "CF")
-
-
-def cf_load(r, key, chunks):
-    return loadchunks(r, key, chunks, "CF")
-
-
-def arity(command):
-    return f"ERR wrong number of arguments for '{command}' command"
 
 
 # --- CF.RESERVE ---------------------------------------------------------------------------------
@@ -528,171 +499,6 @@ def test_copy_is_independent(r):
     assert r.execute_command("CF.MEXISTS", "a", "x", "y", "z") == [1, 1, 0]
 
 
-# --- CF.SCANDUMP, CF.LOADCHUNK ------------------------------------------------------------------
-
-def test_scandump_loadchunk_round_trip(r):
-    r.execute_command("CF.RESERVE", "src", 200, "EXPANSION", 2, "BUCKETSIZE", 3,
-                      "MAXITERATIONS", 50)
-    r.execute_command("CF.INSERT", "src", "ITEMS", *items("s", 1500))
-    for v in items("s", 100):
-        r.execute_command("CF.DEL", "src", v)
-    chunks = cf_dump(r, "src")
-    assert chunks[0][0] == 1 and len(chunks) == 2
-    assert cf_load(r, "dst", chunks) == [b"OK"] * len(chunks)
-    assert info(r, "dst") == info(r, "src")
-    probe = items("s", 1500) + items("absent", 5000)
-    assert (r.execute_command("CF.MEXISTS", "dst", *probe) ==
-            r.execute_command("CF.MEXISTS", "src", *probe))
-    assert cf_dump(r, "dst") == chunks
-    # The copy takes writes like the original.
-    for command in [("CF.ADD", "new"), ("CF.DEL", "s200"), ("CF.ADDNX", "s300")]:
-        assert (r.execute_command(command[0], "dst", command[1]) ==
-                r.execute_command(command[0], "src", command[1]))
-    assert cf_dump(r, "dst") == cf_dump(r, "src")
-
-
-def test_an_empty_filter_round_trips(r):
-    # RedisBloom 2.4 replies [0, nil] to SCANDUMP of an empty filter, so it cannot be copied.
-    r.execute_command("CF.RESERVE", "src", 1000, "BUCKETSIZE", 4, "EXPANSION", 8)
-    chunks = cf_dump(r, "src")
-    assert len(chunks) == 2
-    cf_load(r, "dst", chunks)
-    assert info(r, "dst") == info(r, "src")
-    assert r.execute_command("CF.ADD", "dst", "a") == 1
-    assert r.execute_command("CF.EXISTS", "dst", "a") == 1
-
-
-def test_scandump_iterator(r):
-    r.execute_command("CF.ADD", "k", "a")
-    it, header = r.execute_command("CF.SCANDUMP", "k", 0)
-    assert it == 1 and header.startswith(b"BLMRY-CF")
-    it, data = r.execute_command("CF.SCANDUMP", "k", 1)
-    assert it == 1 + len(data) and len(data) % 64 == 0
-    assert r.execute_command("CF.SCANDUMP", "k", it) == [0, None]
-    assert r.execute_command("CF.SCANDUMP", "k", it + 1000) == [0, None]
-    # Any iterator inside the payload reads from there.
-    it2, tail = r.execute_command("CF.SCANDUMP", "k", 11)
-    assert it2 == it and tail == data[10:]
-
-
-def test_large_filter_dumps_in_16_mib_chunks(r):
-    r.execute_command("CF.RESERVE", "big", 20_000_000)
-    r.execute_command("CF.INSERT", "big", "ITEMS", *items("b", 2000))
-    chunks = cf_dump(r, "big")
-    assert len(chunks) == 3  # header, 16 MiB, the rest
-    assert len(chunks[1][1]) == 16 << 20
-    cf_load(r, "copy", chunks)
-    assert r.execute_command("CF.MEXISTS", "copy", *items("b", 2000)) == [1] * 2000
-    assert info(r, "copy") == info(r, "big")
-
-
-def test_scandump_errors(r):
-    assert error_of(r, "CF.SCANDUMP", "missing", 0) == "ERR not found"
-    r.execute_command("CF.ADD", "k", "a")
-    assert error_of(r, "CF.SCANDUMP", "k", "x") == "Invalid position"
-    assert error_of(r, "CF.SCANDUMP", "k", -1) == "Invalid position"
-    assert error_of(r, "CF.SCANDUMP", "k") == arity("cf.scandump")
-
-
-def test_loadchunk_argument_errors(r):
-    assert error_of(r, "CF.LOADCHUNK", "k", 1) == arity("cf.loadchunk")
-    assert error_of(r, "CF.LOADCHUNK", "k", 1, "a", "b") == arity("cf.loadchunk")
-    assert error_of(r, "CF.LOADCHUNK", "k", "x", "data") == "Invalid position"
-    assert error_of(r, "CF.LOADCHUNK", "k", 0, "data") == "Invalid position"
-    assert error_of(r, "CF.LOADCHUNK", "k", 5, "data") == "ERR not found"
-    assert not r.exists("k")
-
-
-@pytest.mark.parametrize("garbage", [b"", b"x", b"\x00" * 200, b"BLMRY-CF" + b"\x00" * 300,
-                                     bytes(range(256)) * 4])
-def test_loadchunk_garbage_header(r, garbage):
-    assert error_of(r, "CF.LOADCHUNK", "k", 1, garbage) == "Invalid header"
-    assert not r.exists("k")
-
-
-def test_loadchunk_of_another_types_dump(r):
-    r.execute_command("BF.ADD", "bf", "a")
-    r.execute_command("CF.ADD", "cf", "a")
-    assert error_of(r, "CF.LOADCHUNK", "k", *scandump(r, "bf")[0]) == "Invalid header"
-    assert error_of(r, "BF.LOADCHUNK", "k", *cf_dump(r, "cf")[0]) == "ERR received bad data"
-    assert not r.exists("k")
-
-
-def test_loadchunk_damaged_header_is_refused(r):
-    r.execute_command("CF.ADD", "src", "a")
-    (it, header), *data = cf_dump(r, "src")
-    for at in [0, 12, 16, 24 + 12, 24 + 72, len(header) - 1]:
-        bad = bytearray(header)
-        bad[at] ^= 1
-        assert error_of(r, "CF.LOADCHUNK", "k", 1, bytes(bad)) == "Invalid header"
-        assert not r.exists("k")
-    assert error_of(r, "CF.LOADCHUNK", "k", 1, header[:-1]) == "Invalid header"
-
-
-def test_loadchunk_damaged_data_is_an_error_never_a_wrong_filter(r):
-    r.execute_command("CF.RESERVE", "src", 1000)
-    r.execute_command("CF.INSERT", "src", "ITEMS", *items("d", 500))
-    header, (it, data) = cf_dump(r, "src")
-    for at in [0, len(data) // 2, len(data) - 1]:
-        bad = bytearray(data)
-        bad[at] ^= 0x10
-        assert r.execute_command("CF.LOADCHUNK", "k", *header) == b"OK"
-        assert error_of(r, "CF.LOADCHUNK", "k", it, bytes(bad)) == "Couldn't load chunk!"
-        assert not r.exists("k")  # the restore failed as a whole
-
-
-def test_loadchunk_out_of_order_and_oversized_chunks(r):
-    r.execute_command("CF.RESERVE", "src", 20_000_000)
-    header, first, second = cf_dump(r, "src")
-    assert r.execute_command("CF.LOADCHUNK", "k", *header) == b"OK"
-    err = "Couldn't load chunk!"
-    assert error_of(r, "CF.LOADCHUNK", "k", *second) == err  # skipped one
-    assert error_of(r, "CF.LOADCHUNK", "k", *header) == "ERR item exists"  # header again
-    assert error_of(r, "CF.LOADCHUNK", "k", 3, b"abc") == err  # iter < len
-    assert error_of(r, "CF.LOADCHUNK", "k", -7, b"abc") == err
-    assert r.execute_command("CF.LOADCHUNK", "k", *first) == b"OK"
-    assert error_of(r, "CF.LOADCHUNK", "k", *first) == err  # sent twice
-    assert error_of(r, "CF.LOADCHUNK", "k", second[0] + 64, second[1] + b"x" * 64) == err
-    # The refused chunks changed nothing: the right one still completes the filter.
-    assert r.execute_command("CF.LOADCHUNK", "k", *second) == b"OK"
-    assert info(r, "k") == info(r, "src")
-    assert error_of(r, "CF.LOADCHUNK", "k", *second) == err  # complete now
-
-
-def test_a_key_being_restored_answers_nothing_else(r):
-    r.execute_command("CF.INSERT", "src", "ITEMS", "a", "b")
-    header, data = cf_dump(r, "src")
-    r.execute_command("CF.LOADCHUNK", "k", *header)
-    for command in [["CF.ADD", "k", "a"], ["CF.ADDNX", "k", "a"], ["CF.INSERT", "k", "ITEMS", "a"],
-                    ["CF.INSERTNX", "k", "ITEMS", "a"], ["CF.EXISTS", "k", "a"],
-                    ["CF.MEXISTS", "k", "a"], ["CF.COUNT", "k", "a"], ["CF.DEL", "k", "a"],
-                    ["CF.INFO", "k"], ["CF.SCANDUMP", "k", 0]]:
-        assert error_of(r, *command) == RESTORING
-    assert error_of(r, "CF.RESERVE", "k", 100) == "ERR item exists"
-    assert r.memory_usage("k") > 0
-    r.execute_command("CF.LOADCHUNK", "k", *data)
-    assert r.execute_command("CF.MEXISTS", "k", "a", "b") == [1, 1]
-
-
-def test_loadchunk_into_an_existing_filter_is_refused(r):
-    r.execute_command("CF.ADD", "src", "a")
-    header, data = cf_dump(r, "src")
-    r.execute_command("CF.ADD", "k", "z")
-    assert error_of(r, "CF.LOADCHUNK", "k", *header) == "ERR item exists"
-    assert error_of(r, "CF.LOADCHUNK", "k", *data) == "Couldn't load chunk!"
-    assert r.execute_command("CF.MEXISTS", "k", "z", "a") == [1, 0]
-
-
-def test_a_dump_taken_while_writing_fails_loudly(r):
-    r.execute_command("CF.RESERVE", "src", 1000)
-    header = r.execute_command("CF.SCANDUMP", "src", 0)
-    r.execute_command("CF.ADD", "src", "later")
-    data = r.execute_command("CF.SCANDUMP", "src", 1)
-    r.execute_command("CF.LOADCHUNK", "k", *header)
-    assert error_of(r, "CF.LOADCHUNK", "k", *data) == "Couldn't load chunk!"
-    assert not r.exists("k")
-
-
 # --- redis-cli ----------------------------------------------------------------------------------
 
 def test_through_redis_cli(shared_server, r):
@@ -725,7 +531,7 @@ def test_fingerprint_bits_load_argument(make_server):
     assert measured_rate(wide, "k") < 0.004
     assert measured_rate(narrow, "k") > 0.02
     # The width travels with the filter: a dump of a 12-bit filter stays one on an 8-bit server.
-    cf_load(narrow, "copy", cf_dump(wide, "k"))
+    loadchunks(narrow, "copy", scandump(wide, "k", "CF"), "CF")
     assert info(narrow, "copy") == info(wide, "k")
     assert measured_rate(narrow, "copy") == measured_rate(wide, "k")
 

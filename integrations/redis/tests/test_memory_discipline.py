@@ -9,12 +9,12 @@ under an address-space limit (`ulimit -v`), or one that sees a machine of a few 
 and a damaged last LOADCHUNK chunk reached replicas as a failing command."""
 
 import os
-import time
 
 import pytest
 import redis
 
-from conftest import SANITIZED, loadchunks, scandump
+from conftest import SANITIZED
+from redis_helpers import in_sync, loadchunks, scandump, start_replica, wait_until
 
 # AddressSanitizer needs terabytes of address space, and its runtime must come first in
 # LD_PRELOAD: the limits these tests set cannot apply to a sanitized server.
@@ -63,13 +63,6 @@ def answers(c, kind, key):
             c.execute_command(kind + ".MEXISTS", key, *PROBES))
 
 
-def wait_until(what, done, seconds=60):
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
 @pytest.mark.parametrize("kind", ["BF", "CF"])
 def test_dumps_need_no_copy_of_the_filter(make_server, base_size, kind):
     # Room for the filter and half of it again: a second copy of the filter does not fit.
@@ -108,12 +101,8 @@ def test_a_filter_of_40_percent_of_memory_loads_back(make_server, base_size, kin
     c = server.client()
     assert answers(c, kind, "k") == before
     # A new replica of the same size loads the master's RDB in its full sync.
-    replica = make_server("--replicaof", "127.0.0.1", str(server.port), address_space=limit)
-    r = replica.client()
-    wait_until("the replica did not sync",
-               lambda: r.info("replication")["master_link_status"] == "up"
-               and not r.info("persistence")["loading"])
-    assert answers(r, kind, "k") == before
+    replica = start_replica(make_server, server, address_space=limit)
+    assert answers(replica.client(), kind, "k") == before
 
 
 @pytest.mark.parametrize("kind", ["BF", "CF"])
@@ -156,23 +145,6 @@ def test_memory_headroom_errors(make_server, tmp_path, value):
         make_server(directory=str(tmp_path), module_args=args)
     with open(tmp_path / "redis.log", errors="replace") as f:
         assert "MEMORY_HEADROOM must be a fraction from 0 to 0.9" in f.read()
-
-
-def in_sync(master, replica):
-    m = master.client()
-    assert m.execute_command("WAIT", 1, 20000) == 1
-    offset = m.info("replication")["master_repl_offset"]
-    wait_until("the replica did not catch up",
-               lambda: replica.client().info("replication")["slave_repl_offset"] >= offset)
-
-
-def start_replica(make_server, master, **limits):
-    replica = make_server("--replicaof", "127.0.0.1", str(master.port), **limits)
-    r = replica.client()
-    wait_until("the replica did not sync",
-               lambda: r.info("replication")["master_link_status"] == "up"
-               and not r.info("persistence")["loading"])
-    return replica
 
 
 def test_a_replica_with_less_memory_applies_what_its_master_applied(make_server):
