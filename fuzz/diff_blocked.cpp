@@ -9,6 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace bloomery;
+  using rules = bloomery_fuzz::bit_rules<blocked_bloom_filter>;
   bloomery_fuzz::input in(data, size);
   const hasher h = bloomery_fuzz::pick_hasher(in);
   const std::uint8_t mode = in.byte();
@@ -17,12 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (mode & 1) {
     const bloom_parameters p{512 * in.in_range(1, 8),
                              static_cast<std::uint32_t>(in.in_range(1, 16))};
-    bloomery_fuzz::run_bit_diff<blocked_bloom_filter>(
-        in, h, [p](hasher x) { return blocked_bloom_filter(p, x); });
+    bloomery_fuzz::run_diff<rules>(in, h, [p](hasher x) { return blocked_bloom_filter(p, x); });
   } else {
     const target t{in.in_range(1, 300), bloomery_fuzz::pick_fpr(in)};
-    bloomery_fuzz::run_bit_diff<blocked_bloom_filter>(
-        in, h, [t](hasher x) { return blocked_bloom_filter(t, x); });
+    bloomery_fuzz::run_diff<rules>(in, h, [t](hasher x) { return blocked_bloom_filter(t, x); });
   }
   return 0;
 }

@@ -8,15 +8,16 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace bloomery;
+  using rules = bloomery_fuzz::bit_rules<bloom_filter>;
   bloomery_fuzz::input in(data, size);
   const hasher h = bloomery_fuzz::pick_hasher(in);
   if (in.byte() & 1) {
     const bloom_parameters p{in.in_range(1, 4096),
                              static_cast<std::uint32_t>(in.in_range(1, max_hashes))};
-    bloomery_fuzz::run_bit_diff<bloom_filter>(in, h, [p](hasher x) { return bloom_filter(p, x); });
+    bloomery_fuzz::run_diff<rules>(in, h, [p](hasher x) { return bloom_filter(p, x); });
   } else {
     const target t{in.in_range(1, 300), bloomery_fuzz::pick_fpr(in)};
-    bloomery_fuzz::run_bit_diff<bloom_filter>(in, h, [t](hasher x) { return bloom_filter(t, x); });
+    bloomery_fuzz::run_diff<rules>(in, h, [t](hasher x) { return bloom_filter(t, x); });
   }
   return 0;
 }
