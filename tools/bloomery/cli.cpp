@@ -2,8 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <bloomery/support/json.hpp>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <exception>
@@ -101,44 +101,14 @@ std::string fmt_real(double v) {
   return buf;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 field num(std::string name, std::uint64_t v) {
   return {std::move(name), std::to_string(v), std::to_string(v)};
 }
 field real(std::string name, double v) {
-  const std::string s = fmt_real(v);
-  return {std::move(name), std::isfinite(v) ? s : "null", s};
+  return {std::move(name), bloomery::support::json_number(v), fmt_real(v)};
 }
 field str(std::string name, const std::string& v) {
-  return {std::move(name), json_string(v), v};
+  return {std::move(name), bloomery::support::json_quote(v), v};
 }
 field boolean(std::string name, bool v) {
   return {std::move(name), v ? "true" : "false", v ? "yes" : "no"};
@@ -149,11 +119,11 @@ field null(std::string name, std::string text) {
 
 void print_fields(const std::vector<field>& fields, bool json) {
   if (json) {
-    std::string out = "{";
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      out += (i ? ", " : "") + json_string(fields[i].name) + ": " + fields[i].json;
-    }
-    std::printf("%s}\n", out.c_str());
+    bloomery::support::json_writer w(bloomery::support::json_spaced);
+    w.begin_object();
+    for (const auto& f : fields) w.key(f.name).raw(f.json);
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
     return;
   }
   std::size_t width = 0;

@@ -70,14 +70,13 @@ bloomery::hasher parse_seed(const std::string& s);
 // -n (when given) and -p.
 void check_target(std::optional<std::uint64_t> n, double p);
 
-// Numbers as the tool prints them (%.6g), and JSON strings.
+// Numbers as the tool prints them (%.6g).
 std::string fmt_real(double v);
-std::string json_string(std::string_view s);
 
 // One name/value pair of `info`, as JSON and as text.
 struct field {
   std::string name;
-  std::string json;
+  std::string json;  // a JSON value (support/json.hpp)
   std::string text;
 };
 field num(std::string name, std::uint64_t v);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <bloomery/bloomery.hpp>
+#include <bloomery/support/json.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -41,11 +42,11 @@ std::vector<plan_row> plans(bloomery::target t, bloomery::type_list<Fs...>) {
   return rows;
 }
 
-std::string plan_json(const bloomery::filter_plan& p) {
-  return "\"bytes\": " + std::to_string(p.bytes) +
-         ", \"bits_per_key\": " + fmt_real(p.bits_per_key) +
-         ", \"expected_fpr\": " + fmt_real(p.expected_fpr) +
-         ", \"parameters\": " + json_string(p.parameters);
+// A plan's members, inside the object of its kind.
+void plan_members(bloomery::support::json_writer& w, const bloomery::filter_plan& p) {
+  w.key("bytes").integer(p.bytes);
+  w.key("bits_per_key").number(p.bits_per_key).key("expected_fpr").number(p.expected_fpr);
+  w.key("parameters").string(p.parameters);
 }
 
 // What size and advise both take: the target -n keys at -p, and --json.
@@ -76,15 +77,20 @@ int cmd_size(const target_args& a) {
   check_target(a.n, a.p);
   const auto rows = plans({a.n, a.p}, bloomery::filter_types{});
   if (a.json) {
-    std::string out =
-        "{\"capacity\": " + std::to_string(a.n) + ", \"fpr\": " + fmt_real(a.p) + ", \"kinds\": [";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      out +=
-          std::string(i ? ", " : "") + "{\"kind\": " + json_string(rows[i].kind) + ", " +
-          (rows[i].plan ? plan_json(*rows[i].plan) : "\"error\": " + json_string(rows[i].why_not)) +
-          "}";
+    bloomery::support::json_writer w(bloomery::support::json_spaced);
+    w.begin_object().key("capacity").integer(a.n).key("fpr").number(a.p);
+    w.key("kinds").begin_array();
+    for (const auto& r : rows) {
+      w.begin_object().key("kind").string(r.kind);
+      if (r.plan) {
+        plan_members(w, *r.plan);
+      } else {
+        w.key("error").string(r.why_not);
+      }
+      w.end_object();
     }
-    std::printf("%s]}\n", out.c_str());
+    w.end_array().end_object();
+    std::printf("%s\n", w.str().c_str());
     return 0;
   }
   std::printf("%llu keys at fpr %s\n", static_cast<unsigned long long>(a.n), fmt_real(a.p).c_str());
@@ -117,15 +123,18 @@ int cmd_advise(const advise_args& a) {
                                         .grows = a.grows,
                                         .key_bytes = a.key_bytes});
   if (a.json) {
-    std::string out = "[";
+    bloomery::support::json_writer w(bloomery::support::json_spaced);
+    w.begin_array();
     for (std::size_t i = 0; i < ranked.size(); ++i) {
       const auto& r = ranked[i];
-      out += std::string(i ? ", " : "") + "{\"rank\": " + std::to_string(i + 1) +
-             ", \"kind\": " + json_string(r.kind) +
-             ", \"suitable\": " + (r.suitable ? "true" : "false") + ", " + plan_json(r.plan) +
-             ", \"note\": " + json_string(strip(r.note)) + "}";
+      w.begin_object().key("rank").integer(i + 1).key("kind").string(r.kind);
+      w.key("suitable").boolean(r.suitable);
+      plan_members(w, r.plan);
+      w.key("note").string(strip(r.note));
+      w.end_object();
     }
-    std::printf("%s]\n", out.c_str());
+    w.end_array();
+    std::printf("%s\n", w.str().c_str());
     return 0;
   }
   const int w = kind_width();

@@ -11,6 +11,7 @@
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
 #include <bloomery/leveldb/filter_policy.hpp>
+#include <bloomery/support/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -335,41 +336,53 @@ void print_table(const bench_options& o, const std::vector<contender>& cs,
   }
 }
 
+// One object, laid out a line per filter size and per database.
 void print_json(const bench_options& o, const std::vector<contender>& cs,
                 const std::vector<filter_row>& rows, const std::vector<db_result>& rs) {
-  std::printf(
-      "{\"keys\": %llu, \"value_size\": %llu, \"bits_per_key\": %llu, \"queries\": %llu, "
-      "\"fpr_queries\": %llu, \"runs\": %llu,\n \"filters_alone\": [",
-      static_cast<unsigned long long>(o.keys), static_cast<unsigned long long>(o.value_size),
-      static_cast<unsigned long long>(o.bits_per_key), static_cast<unsigned long long>(o.queries),
-      static_cast<unsigned long long>(o.fpr_queries), static_cast<unsigned long long>(o.runs));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::printf("%s\n  {\"keys_per_filter\": \"%s\"", i ? "," : "", rows[i].sizes.c_str());
+  support::json_writer w(support::json_spaced);
+  w.begin_object().key("keys").integer(o.keys).key("value_size").integer(o.value_size);
+  w.key("bits_per_key").integer(o.bits_per_key).key("queries").integer(o.queries);
+  w.key("fpr_queries").integer(o.fpr_queries).key("runs").integer(o.runs);
+  w.new_line(1).key("filters_alone").begin_array();
+  for (const filter_row& row : rows) {
+    w.new_line(2).begin_object().key("keys_per_filter").string(row.sizes);
     for (std::size_t p = 0; p < cs.size(); ++p) {
-      std::printf(", \"%s\": {\"fpr\": %.6f, \"bits_per_key\": %.4f, \"ns_per_check\": %.2f}",
-                  cs[p].name.c_str(), rows[i].fpr[p], rows[i].bits_per_key[p],
-                  rows[i].ns_per_check[p]);
+      w.key(cs[p].name).begin_object();
+      w.key("fpr")
+          .number(row.fpr[p], "%.6f")
+          .key("bits_per_key")
+          .number(row.bits_per_key[p], "%.4f");
+      w.key("ns_per_check").number(row.ns_per_check[p], "%.2f").end_object();
     }
-    std::printf("}");
+    w.end_object();
   }
-  std::printf("],\n \"databases\": [");
+  w.end_array();
+  const auto runs = [&w](const char* name, const std::vector<double>& ns) {
+    w.key(name).begin_array();
+    for (const double v : ns) w.number(v, "%.1f");
+    w.end_array();
+  };
+  w.new_line(1).key("databases").begin_array();
   for (std::size_t p = 0; p < cs.size(); ++p) {
     const db_result& r = rs[p];
-    std::printf(
-        "%s\n  {\"policy\": \"%s\", \"filters\": %llu, \"keys_per_filter\": %.2f, "
-        "\"bits_per_key\": %.4f, \"checks_per_get\": %.4f, \"fpr\": %.6f, "
-        "\"reads_per_absent_get\": %.6f, \"ns_per_absent_get\": [%s], "
-        "\"ns_per_present_get\": [%s], \"median_ns_absent\": %.1f, "
-        "\"median_ns_present\": %.1f, \"median_run_ratio_absent\": %.4f, "
-        "\"median_run_ratio_present\": %.4f}",
-        p ? "," : "", cs[p].name.c_str(), static_cast<unsigned long long>(r.filters),
-        static_cast<double>(r.filter_keys) / static_cast<double>(r.filters),
-        8.0 * static_cast<double>(r.filter_bytes) / static_cast<double>(r.filter_keys),
-        r.checks_per_get, r.fpr, r.reads_per_get, join(r.absent_ns, "%.1f").c_str(),
-        join(r.present_ns, "%.1f").c_str(), median(r.absent_ns), median(r.present_ns),
-        median_ratio(r.absent_ns, rs[0].absent_ns), median_ratio(r.present_ns, rs[0].present_ns));
+    w.new_line(2).begin_object().key("policy").string(cs[p].name).key("filters").integer(r.filters);
+    w.key("keys_per_filter")
+        .number(static_cast<double>(r.filter_keys) / static_cast<double>(r.filters), "%.2f");
+    w.key("bits_per_key")
+        .number(8.0 * static_cast<double>(r.filter_bytes) / static_cast<double>(r.filter_keys),
+                "%.4f");
+    w.key("checks_per_get").number(r.checks_per_get, "%.4f").key("fpr").number(r.fpr, "%.6f");
+    w.key("reads_per_absent_get").number(r.reads_per_get, "%.6f");
+    runs("ns_per_absent_get", r.absent_ns);
+    runs("ns_per_present_get", r.present_ns);
+    w.key("median_ns_absent").number(median(r.absent_ns), "%.1f");
+    w.key("median_ns_present").number(median(r.present_ns), "%.1f");
+    w.key("median_run_ratio_absent").number(median_ratio(r.absent_ns, rs[0].absent_ns), "%.4f");
+    w.key("median_run_ratio_present").number(median_ratio(r.present_ns, rs[0].present_ns), "%.4f");
+    w.end_object();
   }
-  std::printf("]}\n");
+  w.end_array().end_object();
+  std::printf("%s\n", w.str().c_str());
 }
 
 }  // namespace
