@@ -8,28 +8,17 @@ arguments: status 2, one line on standard error.
 
 usage: check_crawler.py PATH/TO/bloomery-crawler"""
 
-import json
-import math
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
-failures = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from check_support import check, check_bad_arguments, check_binomial, finish, run_json
 
 
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-
-
-def run(binary, args, stdin=None):
-    r = subprocess.run([binary, "--json"] + args, input=stdin, capture_output=True, text=True,
-                       timeout=120)
-    if r.returncode != 0:
-        sys.exit(f"bloomery-crawler {' '.join(args)} exited {r.returncode}: {r.stderr.strip()}")
-    out = json.loads(r.stdout)
+def crawl(binary, args, stdin=None):
+    out = run_json(binary, args, stdin)
     return out["params"], out["results"]["unordered_set"], out["results"]["scalable bloom"]
 
 
@@ -43,16 +32,15 @@ def check_filter(what, exact, f, target):
     # Each truly new URL is a false positive with a chance below the filter's current compound
     # rate, itself below the target: the count is at most Binomial(new, target), so 5 standard
     # deviations above its mean bound it (a false alarm less than once in 10^6 runs).
-    n, fp = exact["distinct_urls"], f["false_positives"]
-    bound = n * target + 5 * math.sqrt(n * target * (1 - target))
-    check(fp <= bound, f"{what}: {fp} false positives in {n} new URLs; at most {bound:.0f}")
+    check_binomial(f"{what}: false positives in new URLs", f["false_positives"],
+                   exact["distinct_urls"], target, at_most=True)
     check(f["memory_bytes"] < exact["memory_bytes"] / 10,
           f"{what}: filter {f['memory_bytes']} B against the set's {exact['memory_bytes']} B")
 
 
 def main():
     binary = sys.argv[1]
-    params, exact, f = run(binary, ["--pages", "10000", "--initial-capacity", "500"])
+    params, exact, f = crawl(binary, ["--pages", "10000", "--initial-capacity", "500"])
     check_filter("crawl", exact, f, params["target fpr"])
     check(f["sub_filters"] >= 4, f"crawl: the filter has {f['sub_filters']} sub-filters")
     # Every page is found (from a link, or the sitemap when the frontier runs dry), and its URL is
@@ -70,8 +58,8 @@ def main():
     rng.shuffle(lines)
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "crawled.txt")
-        params, exact, f = run(binary, ["--stdin", "--fpr", "0.05", "--initial-capacity", "300",
-                                        "--crawled-log", log], "\n".join(lines) + "\n")
+        params, exact, f = crawl(binary, ["--stdin", "--fpr", "0.05", "--initial-capacity", "300",
+                                          "--crawled-log", log], "\n".join(lines) + "\n")
         with open(log) as fh:
             crawled = fh.read().splitlines()
     check_filter("log", exact, f, 0.05)
@@ -81,20 +69,12 @@ def main():
     check(len(set(crawled)) == len(crawled), "log: a URL was crawled twice")
     check(set(crawled) <= set(urls), "log: a URL crawled that the log does not have")
 
-    for args, start in ((["--pages", "0"], "--pages"), (["--fpr", "1.5"], "--fpr"),
-                        (["--workers", "2"], "--workers")):
-        bad = subprocess.run([binary] + args, capture_output=True, text=True, timeout=60)
-        check(bad.returncode == 2, f"{args} exited {bad.returncode}, not 2")
-        check(bad.stdout == "" and len(bad.stderr.splitlines()) == 1
-              and bad.stderr.startswith("bloomery-crawler: error: " + start),
-              f"{args} printed {bad.stdout!r} and {bad.stderr!r}")
+    check_bad_arguments(binary, ["--pages", "0"], "--pages")
+    check_bad_arguments(binary, ["--fpr", "1.5"], "--fpr")
+    check_bad_arguments(binary, ["--workers", "2"], "--workers")
 
-    for what in failures:
-        print("FAILED:", what)
-    if failures:
-        sys.exit(1)
-    print(f"ok: the log's {len(urls)} URLs: {f['pages_crawled']} crawled, "
-          f"{f['false_positives']} wrongly skipped")
+    finish(f"the log's {len(urls)} URLs: {f['pages_crawled']} crawled, "
+           f"{f['false_positives']} wrongly skipped")
 
 
 if __name__ == "__main__":

@@ -7,27 +7,17 @@ standard error.
 
 usage: check_recommendations.py PATH/TO/bloomery-recommendations"""
 
-import json
-import math
-import subprocess
+import os
 import sys
 
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "common"))
+from check_support import check, check_bad_arguments, check_binomial, finish, run_json
 
 
 def main():
     binary = sys.argv[1]
-    small = ["--users", "1000", "--items", "100000", "--history", "50", "--friends", "10",
-             "--candidates", "50"]
-    run = subprocess.run([binary, "--json"] + small, capture_output=True, text=True, timeout=120)
-    if run.returncode != 0:
-        sys.exit(f"bloomery-recommendations exited {run.returncode}: {run.stderr.strip()}")
-    out = json.loads(run.stdout)
+    out = run_json(binary, ["--users", "1000", "--items", "100000", "--history", "50",
+                            "--friends", "10", "--candidates", "50"])
     p = out["params"]["target fpr"]
     for name, r in out["results"].items():
         check(r["repeats"] == 0, f"{name}: {r['repeats']} suggestions already seen or made")
@@ -39,27 +29,14 @@ def main():
         # occupy, so their rate is under the target (a one-sided bound); the shared filter is
         # sized to the target exactly (its own rate within about 2% of it).
         n = r["absent_candidates"]
-        mean, sd = n * p, math.sqrt(n * p * (1 - p))
-        fp = r["false_positives"]
-        check(fp <= mean + 5 * sd,
-              f"{name}: {fp} false positives in {n}; at most {mean + 5 * sd:.0f}")
-        fp = r["shared_false_positives"]
-        check(abs(fp - mean) <= 5 * sd,
-              f"{name}: shared filter, {fp} false positives in {n}; "
-              f"expected {mean:.0f} +- {5 * sd:.0f}")
+        check_binomial(f"{name}: false positives", r["false_positives"], n, p, at_most=True)
+        check_binomial(f"{name}: shared filter, false positives", r["shared_false_positives"],
+                       n, p)
 
-    bad = subprocess.run([binary, "--history", "0"], capture_output=True, text=True, timeout=60)
-    check(bad.returncode == 2, f"--history 0 exited {bad.returncode}, not 2")
-    check(bad.stdout == "" and len(bad.stderr.splitlines()) == 1
-          and bad.stderr.startswith("bloomery-recommendations: error: --history"),
-          f"--history 0 printed {bad.stdout!r} and {bad.stderr!r}")
+    check_bad_arguments(binary, ["--history", "0"], "--history")
 
-    for f in failures:
-        print("FAILED:", f)
-    if failures:
-        sys.exit(1)
-    print("ok:", ", ".join(f"{name}: {r['suggestions']} suggestions, FPR {r['fpr']:.4%} "
-                           f"(shared {r['shared_fpr']:.4%})" for name, r in out["results"].items()))
+    finish(", ".join(f"{name}: {r['suggestions']} suggestions, FPR {r['fpr']:.4%} "
+                     f"(shared {r['shared_fpr']:.4%})" for name, r in out["results"].items()))
 
 
 if __name__ == "__main__":

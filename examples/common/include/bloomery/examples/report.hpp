@@ -3,15 +3,14 @@
 // object. Each cell carries both forms, so the two outputs always agree.
 #pragma once
 
+#include <bloomery/support/json.hpp>
 #include <bloomery/support/table.hpp>
 #include <bloomery/support/text.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,48 +21,15 @@ struct cell {
   std::string text;  // what the table shows
 };
 
-inline std::string json_quote(std::string_view s) {
-  std::string out(1, '"');
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += support::fmt("\\u%04x", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-// A double as JSON (null where JSON has no number: NaN and infinities).
-inline std::string json_number(double v) {
-  return std::isfinite(v) ? support::fmt("%.6g", v) : std::string("null");
-}
-
 inline cell count(std::uint64_t v) {
   return {std::to_string(v), support::grouped(v)};
 }
 inline cell number(double v, const char* format = "%.3g") {
-  return {json_number(v), support::fmt(format, v)};
+  return {support::json_number(v), support::fmt(format, v)};
 }
 // A fraction shown as a percentage: 0.0123 -> "1.230%" (JSON keeps the fraction).
 inline cell percent(double fraction, int decimals = 3) {
-  return {json_number(fraction), support::fmt("%.*f%%", decimals, fraction * 100.0)};
+  return {support::json_number(fraction), support::fmt("%.*f%%", decimals, fraction * 100.0)};
 }
 inline cell bytes(std::uint64_t v) {
   const double d = static_cast<double>(v);
@@ -74,13 +40,13 @@ inline cell bytes(std::uint64_t v) {
   return {std::to_string(v), std::move(t)};
 }
 inline cell per_second(double v) {
-  return {json_number(v), support::si_count(v) + "/s"};
+  return {support::json_number(v), support::si_count(v) + "/s"};
 }
 inline cell seconds(double v) {
-  return {json_number(v), support::fmt("%.3f s", v)};
+  return {support::json_number(v), support::fmt("%.3f s", v)};
 }
 inline cell text(std::string s) {
-  return {json_quote(s), std::move(s)};
+  return {support::json_quote(s), std::move(s)};
 }
 inline cell flag(bool b) {
   return {b ? "true" : "false", b ? "yes" : "no"};
@@ -143,29 +109,20 @@ class report {
   }
 
   std::string json() const {
-    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
-    std::string out = "{\"example\":";
-    out.append(json_quote(example_)).append(",\"params\":{");
-    for (std::size_t i = 0; i < params_.size(); ++i) {
-      if (i != 0) out += ',';
-      out.append(json_quote(params_[i].first)).append(":").append(params_[i].second.json);
-    }
-    out += "},\"results\":{";
+    support::json_writer w;
+    w.begin_object().key("example").string(example_).key("params").begin_object();
+    for (const auto& [key, value] : params_) w.key(key).raw(value.json);
+    w.end_object().key("results").begin_object();
     for (std::size_t c = 0; c < columns_.size(); ++c) {
-      if (c != 0) out += ',';
-      out.append(json_quote(columns_[c])).append(":{");
-      for (std::size_t r = 0; r < rows_.size(); ++r) {
-        if (r != 0) out += ',';
-        out.append(json_quote(rows_[r].key)).append(":").append(rows_[r].cells[c].json);
-      }
-      out += '}';
+      w.key(columns_[c]).begin_object();
+      for (const auto& r : rows_) w.key(r.key).raw(r.cells[c].json);
+      w.end_object();
     }
-    out += "},\"notes\":[";
-    for (std::size_t i = 0; i < notes_.size(); ++i) {
-      if (i != 0) out += ',';
-      out += json_quote(notes_[i]);
-    }
-    out += "]}\n";
+    w.end_object().key("notes").begin_array();
+    for (const auto& n : notes_) w.string(n);
+    w.end_array().end_object();
+    std::string out = w.str();
+    out += '\n';
     return out;
   }
 
