@@ -18,7 +18,10 @@
 #
 #   bench/run.sh --peers [ARGS]     bloomery-peers instead: bloomery beside Boost.Bloom and the
 #                                    binary fuse filter at 10^5 and 10^7 keys, a markdown table of
-#                                    time ratios (bench/peers/README.md); ARGS go to bloomery-peers
+#                                    time ratios, then every filter's FPR on structured integer
+#                                    keys at 10^5, 10^6 and 10^7 (bench/peers/README.md); ARGS go
+#                                    to bloomery-peers (--fpr-only: that FPR table alone, no
+#                                    timings)
 #   bench/run.sh --curve [ARGS]     bloomery-curve instead: ns per absent-key query against n for
 #                                    every filter and peer, 10^4..10^8 (--huge: on to 10^9 for
 #                                    four of them), drawn by bench/curve/plot.gp into

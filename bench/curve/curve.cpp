@@ -18,16 +18,12 @@
 // chain of loads, the latency bound. Every further block is one filter: n, ns per query one at a
 // time, ns per query batched ("-" when the filter has no batched call), bits per key, measured
 // FPR. Keys: splitmix64 stream positions [0, n) inserted, [2^40, 2^40 + Q) queried (absent).
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,49 +44,26 @@ struct options {
   std::vector<std::uint64_t> sizes;  // empty: the default list
 };
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "bloomery-curve: %s\n", why);
-  std::fprintf(
-      stderr,
-      "usage: bloomery-curve [--huge] [--rounds R] [--queries Q] [--sizes N,N,...] [--quick]\n");
-  std::exit(2);
-}
-
-u64 parse_count(const char* s) {
-  char* end = nullptr;
-  const double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || !(v >= 1) || v > 1e9) usage("a count must lie in [1, 1e9]");
-  return static_cast<u64>(v);
-}
-
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-      return argv[++i];
-    };
+  command_line args(argc, argv, "bloomery-curve",
+                    "[--huge] [--rounds R] [--queries Q] [--sizes N,N,...] [--quick]", 1e9);
+  while (args.next()) {
+    const std::string_view a = args.flag();
     if (a == "--huge") {
       o.huge = true;
     } else if (a == "--quick") {
       o.quick = true;
       o.queries = std::size_t{1} << 16;
     } else if (a == "--rounds") {
-      o.rounds = static_cast<int>(parse_count(value()));
-      if (o.rounds < 5) usage("--rounds must be at least 5");
+      o.rounds = static_cast<int>(args.count());
+      if (o.rounds < 5) args.fail("--rounds must be at least 5");
     } else if (a == "--sizes") {
-      o.sizes.clear();
-      const std::string list = value();
-      for (std::size_t p = 0; p <= list.size();) {
-        const std::size_t q = std::min(list.find(',', p), list.size());
-        o.sizes.push_back(parse_count(list.substr(p, q - p).c_str()));
-        p = q + 1;
-      }
+      o.sizes = args.counts();
     } else if (a == "--queries") {
-      o.queries = std::max<std::size_t>(kBatch, parse_count(value()));
+      o.queries = std::max<std::size_t>(kBatch, args.count());
     } else {
-      usage(("unknown argument " + a).c_str());
+      args.unknown();
     }
   }
   return o;
@@ -108,23 +81,6 @@ struct point {
   double bits_per_key = 0;
   double fpr = 0;
 };
-
-std::string machine_line() {
-  std::string cpu = "unknown CPU";
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  std::string load = "?";
-  std::ifstream la("/proc/loadavg");
-  la >> load;
-  utsname u{};
-  uname(&u);
-  return cpu + ", " + u.sysname + " " + u.release + ", 1-minute load " + load + " at start";
-}
 
 }  // namespace
 
@@ -190,13 +146,7 @@ int main(int argc, char** argv) try {
       // The first chunk again: a filter must answer "possibly present" for every inserted key.
       const auto count = static_cast<std::size_t>(std::min<u64>(chunk, n));
       for (std::size_t j = 0; j < count; ++j) keys[j] = key_at(j);
-      for (const auto& f : built) {
-        if (f.c->query_one(f.h, keys.data(), count) != count) {
-          std::fprintf(stderr, "bloomery-curve: %s answers no to an inserted key\n",
-                       f.c->name.c_str());
-          return 1;
-        }
-      }
+      for (const auto& f : built) check_present(f, keys.data(), count, f.c->name);
     }
 
     // The bounds over an array of the filters' size (10 bits per key), timed in the same rounds
@@ -207,17 +157,7 @@ int main(int argc, char** argv) try {
     std::vector<task> tasks = {
         random_loads_task("bound/random", loads),
         chase_task("bound/chase", chase, o.quick ? u64{1} << 18 : u64{1} << 21)};
-    for (const auto& f : built) {
-      tasks.push_back({f.c->name + "/one",
-                       [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
-                       absent.size()});
-      if (f.c->query_many != nullptr) {
-        tasks.push_back(
-            {f.c->name + "/many",
-             [&f, &absent] { return f.c->query_many(f.h, absent.data(), absent.size()); },
-             absent.size()});
-      }
-    }
+    for (const auto& f : built) add_query_tasks(tasks, f.c->name, f, absent);
     const std::vector<timing> t = run_rounds(tasks, o.rounds);
     for (const auto& f : built) {
       point p;

@@ -16,14 +16,11 @@
 #include <utility>
 
 #include "contender.hpp"
+#include "side_common.hpp"
 
 namespace {
 
 using peers::kBatch;
-
-inline void keep(const void* p) {
-  asm volatile("" : : "r"(p) : "memory");
-}
 
 // XXH3-64 over the key's bytes; declared avalanching so Boost.Bloom uses it unmixed.
 struct xxh3_hash {
@@ -40,64 +37,42 @@ using classic = boost::bloom::filter<K, 7, boost::bloom::block<unsigned char, 1>
 
 double g_bits_per_key = 10.0;
 
-template <class F>
-void* make(std::uint64_t capacity) {
-  return new F(static_cast<std::size_t>(std::ceil(static_cast<double>(capacity) * g_bits_per_key)));
-}
-
-template <class F, class K>
-void insert(void* h, const K* keys, std::size_t count) {
-  static_cast<F*>(h)->insert(keys, keys + count);
-}
-
-template <class F, class K>
-std::size_t query_one(const void* h, const K* keys, std::size_t count) {
-  const F& f = *static_cast<const F*>(h);
-  std::size_t hits = 0;
-  for (std::size_t i = 0; i < count; ++i) hits += f.may_contain(keys[i]) ? 1 : 0;
-  return hits;
-}
-
-// The bulk call over the same batches as bloomery's may_contain_many, with the same output.
-template <class F, class K>
-std::size_t query_many(const void* h, const K* keys, std::size_t count) {
-  const F& f = *static_cast<const F*>(h);
-  bool out[kBatch];
-  std::size_t hits = 0;
-  for (std::size_t base = 0; base < count; base += kBatch) {
-    const std::size_t c = std::min(kBatch, count - base);
-    std::size_t i = 0;
-    f.may_contain(keys + base, keys + base + c, [&](const K&, bool r) {
-      out[i++] = r;
-      hits += r ? 1 : 0;
-    });
-    keep(out);
+// Boost.Bloom's adapters for side_common.hpp's contenders.
+struct lib {
+  template <class F>
+  static void* make(std::uint64_t capacity) {
+    return new F(
+        static_cast<std::size_t>(std::ceil(static_cast<double>(capacity) * g_bits_per_key)));
   }
-  return hits;
-}
 
-template <class F>
-std::uint64_t bytes(const void* h) {
-  return static_cast<const F*>(h)->capacity() / 8;
-}
+  template <class F, class K>
+  static void insert(void* h, const K* keys, std::size_t count) {
+    static_cast<F*>(h)->insert(keys, keys + count);
+  }
 
-template <class F>
-void destroy(void* h) {
-  delete static_cast<F*>(h);
-}
+  // The bulk call over the same batches as bloomery's may_contain_many, with the same output.
+  template <class F, class K>
+  static std::size_t query_many(const void* h, const K* keys, std::size_t count) {
+    const F& f = *static_cast<const F*>(h);
+    bool out[kBatch];
+    std::size_t hits = 0;
+    for (std::size_t base = 0; base < count; base += kBatch) {
+      const std::size_t c = std::min(kBatch, count - base);
+      std::size_t i = 0;
+      f.may_contain(keys + base, keys + base + c, [&](const K&, bool r) {
+        out[i++] = r;
+        hits += r ? 1 : 0;
+      });
+      keep(out);
+    }
+    return hits;
+  }
 
-template <class F, class K>
-peers::contender<K> growing(std::string name) {
-  peers::contender<K> c;
-  c.name = std::move(name);
-  c.make = make<F>;
-  c.insert = insert<F, K>;
-  c.query_one = query_one<F, K>;
-  c.query_many = query_many<F, K>;
-  c.bytes = bytes<F>;
-  c.destroy = destroy<F>;
-  return c;
-}
+  template <class F>
+  static std::uint64_t bytes(const void* h) {
+    return static_cast<const F*>(h)->capacity() / 8;
+  }
+};
 
 }  // namespace
 
@@ -108,12 +83,12 @@ side boost_side(double bits_per_key) {
   using u64 = std::uint64_t;
   using sv = std::string_view;
   side s;
-  s.u64.push_back(growing<multiblock<u64>, u64>("boost fast_multiblock32<8>"));
-  s.u64.push_back(growing<classic<u64>, u64>("boost classic k=7"));
-  s.str.push_back(growing<multiblock<sv>, sv>("boost fast_multiblock32<8>"));
-  s.str.push_back(growing<classic<sv>, sv>("boost classic k=7"));
-  s.str.push_back(growing<multiblock<sv, xxh3_hash>, sv>("boost fast_multiblock32<8> xxh3"));
-  s.str.push_back(growing<classic<sv, xxh3_hash>, sv>("boost classic k=7 xxh3"));
+  s.u64.push_back(growing<lib, multiblock<u64>, u64>("boost fast_multiblock32<8>"));
+  s.u64.push_back(growing<lib, classic<u64>, u64>("boost classic k=7"));
+  s.str.push_back(growing<lib, multiblock<sv>, sv>("boost fast_multiblock32<8>"));
+  s.str.push_back(growing<lib, classic<sv>, sv>("boost classic k=7"));
+  s.str.push_back(growing<lib, multiblock<sv, xxh3_hash>, sv>("boost fast_multiblock32<8> xxh3"));
+  s.str.push_back(growing<lib, classic<sv, xxh3_hash>, sv>("boost classic k=7 xxh3"));
   return s;
 }
 

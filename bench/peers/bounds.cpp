@@ -5,70 +5,58 @@
 // like the peers. It reaches into detail:: on purpose: it takes the library apart.
 //
 //   bloomery-peer-bounds [N]   (default 10^5 keys: in cache, where instructions decide)
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <string>
 #include <vector>
 
 #include "bloomery/bloomery.hpp"
+#include "workload.hpp"
 
 namespace {
 
 using u64 = std::uint64_t;
 namespace d = bloomery::detail;
 
-u64 splitmix(u64 i) {
-  u64 z = i * 0x9e3779b97f4a7c15ULL + 1;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-u64 fold(u64 a, u64 b) {
-  return d::fold_multiply(a, b);
-}
-
 struct variant {
   const char* name;
   std::function<std::size_t()> run;
 };
 
-// Times every variant once per round, rotating the order; prints each one's median ns per key.
-void compare(const char* title, std::size_t queries, std::vector<variant> vs) {
-  const int rounds = 9;
-  std::vector<std::vector<double>> ns(vs.size());
-  std::vector<std::size_t> hits(vs.size());
-  for (int r = 0; r < rounds; ++r) {
-    for (std::size_t j = 0; j < vs.size(); ++j) {
-      const std::size_t v = (j + static_cast<std::size_t>(r)) % vs.size();
-      const auto t0 = std::chrono::steady_clock::now();
-      hits[v] = vs[v].run();
-      const auto t1 = std::chrono::steady_clock::now();
-      ns[v].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
-                      static_cast<double>(queries));
-    }
-  }
+// Times the variants in peers::run_rounds' interleaved rounds; prints each one's median ns per key.
+void compare(const char* title, std::size_t queries, const std::vector<variant>& vs) {
+  std::vector<peers::task> tasks;
+  for (const variant& v : vs) tasks.push_back({v.name, v.run, queries});
   std::printf("%s\n", title);
-  for (std::size_t v = 0; v < vs.size(); ++v) {
-    std::sort(ns[v].begin(), ns[v].end());
-    std::printf("  %-58s %6.2f ns  (%zu positives)\n", vs[v].name, ns[v][rounds / 2], hits[v]);
+  for (const peers::timing& t : peers::run_rounds(tasks, 9)) {
+    std::printf("  %-58s %6.2f ns  (%zu positives)\n", t.name.c_str(), t.median_ns, t.positives);
   }
 }
 
-[[gnu::noinline]] std::size_t blocked_library(const bloomery::blocked_bloom_filter& f,
-                                              const std::vector<u64>& q) {
+// The key's hash as the library computes it (mix_integer), or (OneMultiply) from one multiply,
+// which strided keys defeat (docs/formulas.md): what is left is the probe alone.
+template <bool OneMultiply>
+bloomery::hash128 key_hash(u64 key, u64 seed) {
+  if constexpr (OneMultiply) {
+    const u64 h = d::fold_multiply(key ^ seed, 0x9e3779b97f4a7c15ULL);
+    return {h, h};
+  } else {
+    return bloomery::mix_integer(key, seed);
+  }
+}
+
+// The library's may_contain, as its users call it.
+template <class F>
+[[gnu::noinline]] std::size_t library(const F& f, const std::vector<u64>& q) {
   std::size_t s = 0;
   for (const u64 k : q) s += f.may_contain(k);
   return s;
 }
 
-// The library's hash and pattern, without the filter's per-key dispatch (hash algorithm, shared
-// flag, probe path), through the AVX2 probe or (Avx512) the AVX-512VL one.
-template <bool Avx512>
+// The library's hash (or the one-multiply one) and pattern, without the filter's per-key dispatch
+// (hash algorithm, shared flag, probe path), through the AVX2 probe or (Avx512) the AVX-512VL one.
+template <bool Avx512, bool OneMultiply>
 [[gnu::noinline]] std::size_t blocked_direct(const bloomery::blocked_bloom_filter& f,
                                              const std::vector<u64>& q) {
   const u64* w = f.words().data();
@@ -77,7 +65,7 @@ template <bool Avx512>
   const u64 seed = f.hash().seed();
   std::size_t s = 0;
   for (const u64 key : q) {
-    const d::block_slot at = d::locate(bloomery::mix_integer(key, seed), blocks);
+    const d::block_slot at = d::locate(key_hash<OneMultiply>(key, seed), blocks);
     const u64* line = w + at.block * bloomery::words_per_line;
     s += Avx512 ? d::block_probe_avx512<false>(line, at.seed, k)
                 : d::block_probe_avx2<false>(line, at.seed, k);
@@ -85,34 +73,9 @@ template <bool Avx512>
   return s;
 }
 
-// As blocked_direct with a one-multiply hash, which strided keys defeat (docs/formulas.md): what
-// is left is the 512-bit pattern's probe alone.
-template <bool Avx512>
-[[gnu::noinline]] std::size_t blocked_one_multiply(const bloomery::blocked_bloom_filter& f,
-                                                   const std::vector<u64>& q) {
-  const u64* w = f.words().data();
-  const u64 blocks = f.bit_count() / d::block_bits;
-  const std::uint32_t k = f.hash_count();
-  const u64 seed = f.hash().seed();
-  std::size_t s = 0;
-  for (const u64 key : q) {
-    const u64 h = fold(key ^ seed, 0x9e3779b97f4a7c15ULL);
-    const d::block_slot at = d::locate({h, h}, blocks);
-    const u64* line = w + at.block * bloomery::words_per_line;
-    s += Avx512 ? d::block_probe_avx512<false>(line, at.seed, k)
-                : d::block_probe_avx2<false>(line, at.seed, k);
-  }
-  return s;
-}
-
-[[gnu::noinline]] std::size_t static_library(const bloomery::static_filter& f,
-                                             const std::vector<u64>& q) {
-  std::size_t s = 0;
-  for (const u64 k : q) s += f.may_contain(k);
-  return s;
-}
-
-// The library's per-key work without the dispatch on fingerprint width, scheme and algorithm.
+// The library's per-key work, with its hash or the one-multiply one, without the dispatch on
+// fingerprint width, scheme and algorithm.
+template <bool OneMultiply>
 [[gnu::noinline]] std::size_t static_direct(const bloomery::static_filter& f,
                                             const std::vector<u64>& q) {
   const auto* slots = reinterpret_cast<const unsigned char*>(f.fingerprint_bytes().data());
@@ -120,22 +83,7 @@ template <bool Avx512>
   const u64 seed = f.hash().seed(), attempt = f.construction_seed();
   std::size_t s = 0;
   for (const u64 key : q) {
-    const u64 x = d::fuse_hash<d::fuse_scheme::folded>(bloomery::mix_integer(key, seed), attempt);
-    s += d::fuse_probe<std::uint8_t, d::fuse_scheme::folded>(slots, l, x);
-  }
-  return s;
-}
-
-// As static_direct with one multiply for the key's hash instead of mix_integer's two.
-[[gnu::noinline]] std::size_t static_one_multiply(const bloomery::static_filter& f,
-                                                  const std::vector<u64>& q) {
-  const auto* slots = reinterpret_cast<const unsigned char*>(f.fingerprint_bytes().data());
-  const d::fuse_layout l{f.segment_length(), f.segment_count(), f.array_length()};
-  const u64 seed = f.hash().seed(), attempt = f.construction_seed();
-  std::size_t s = 0;
-  for (const u64 key : q) {
-    const u64 h = fold(key ^ seed, 0x9e3779b97f4a7c15ULL);
-    const u64 x = d::fuse_hash<d::fuse_scheme::folded>({h, h}, attempt);
+    const u64 x = d::fuse_hash<d::fuse_scheme::folded>(key_hash<OneMultiply>(key, seed), attempt);
     s += d::fuse_probe<std::uint8_t, d::fuse_scheme::folded>(slots, l, x);
   }
   return s;
@@ -149,9 +97,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [N > 0]\n", argv[0]);
     return 2;
   }
-  std::vector<u64> keys(n), q(std::size_t{1} << 20);
-  for (u64 i = 0; i < n; ++i) keys[i] = splitmix(i);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] = splitmix(i + (u64{1} << 40));
+  // The keys of bloomery-peers: splitmix64 stream positions [0, n) present, from 2^40 absent.
+  const std::vector<u64> keys = peers::u64_keys(0, n);
+  const std::vector<u64> q = peers::u64_keys(peers::kAbsentBase, std::size_t{1} << 20);
   bloomery::blocked_bloom_filter b({.capacity = n, .fpr = 0.01});
   b.insert_many(keys);
   const auto s = bloomery::static_filter::build(keys, bloomery::fingerprint_width::bits8);
@@ -159,21 +107,21 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(n));
   std::printf("blocked filter's probe path: %s\n",
               bloomery::to_string(bloomery::simd_path_in_use()));
-  std::vector<variant> blocked = {
-      {"library may_contain", [&] { return blocked_library(b, q); }},
-      {"hash + locate + AVX2 probe, no dispatch", [&] { return blocked_direct<false>(b, q); }},
-      {"  the same with a one-multiply hash (the probe alone)",
-       [&] { return blocked_one_multiply<false>(b, q); }}};
+  std::vector<variant> blocked = {{"library may_contain", [&] { return library(b, q); }},
+                                  {"hash + locate + AVX2 probe, no dispatch",
+                                   [&] { return blocked_direct<false, false>(b, q); }},
+                                  {"  the same with a one-multiply hash (the probe alone)",
+                                   [&] { return blocked_direct<false, true>(b, q); }}};
   if (bloomery::best_simd_path() == bloomery::simd_path::avx512) {
     blocked.push_back({"hash + locate + AVX-512VL probe, no dispatch",
-                       [&] { return blocked_direct<true>(b, q); }});
+                       [&] { return blocked_direct<true, false>(b, q); }});
     blocked.push_back({"  the same with a one-multiply hash (the probe alone)",
-                       [&] { return blocked_one_multiply<true>(b, q); }});
+                       [&] { return blocked_direct<true, true>(b, q); }});
   }
-  compare("blocked, 512-bit blocks", q.size(), std::move(blocked));
+  compare("blocked, 512-bit blocks", q.size(), blocked);
   compare("static, 8-bit fingerprints", q.size(),
-          {{"library may_contain", [&] { return static_library(s, q); }},
-           {"hash + fuse_hash + probe, no dispatch", [&] { return static_direct(s, q); }},
-           {"  the same with a one-multiply hash", [&] { return static_one_multiply(s, q); }}});
+          {{"library may_contain", [&] { return library(s, q); }},
+           {"hash + fuse_hash + probe, no dispatch", [&] { return static_direct<false>(s, q); }},
+           {"  the same with a one-multiply hash", [&] { return static_direct<true>(s, q); }}});
   return 0;
 }

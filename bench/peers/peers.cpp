@@ -1,23 +1,24 @@
 // bloomery-peers: bloomery side by side with Boost.Bloom and FastFilter's binary fuse filter, on
 // the same keys in one process, as a markdown table of time ratios (README.md in this folder).
 //
-// usage: bloomery-peers [--rounds R] [--sizes N,N,...] [--queries Q] [--no-strings] [--quick]
-//   --rounds R    timed rounds per measurement, at least 5 (default 7); the median is reported
-//   --sizes       key counts (default 100000,10000000)
-//   --queries Q   absent keys per timed run (default 2^22 uint64 keys; string keys get Q/2)
-//   --no-strings  skip the byte-string comparisons
-//   --quick       sizes 10^4,10^5, 2^18 queries, 5 rounds: a smoke test, numbers not usable
-#include <sys/utsname.h>
-
+// usage: bloomery-peers [--rounds R] [--sizes N,N,...] [--queries Q] [--fpr-sizes N,N,...]
+//                       [--no-strings] [--fpr-only] [--quick]
+//   --rounds R     timed rounds per measurement, at least 5 (default 7); the median is reported
+//   --sizes        key counts of the timed runs (default 100000,10000000)
+//   --queries Q    absent keys per timed run (default 2^22 uint64 keys; string keys get Q/2)
+//   --fpr-sizes    key counts of the structured-key FPR table (default 100000,1000000,10000000)
+//   --no-strings   skip the byte-string comparisons
+//   --fpr-only     only the structured-key FPR table: no timings, so valid on a busy machine
+//   --quick        sizes 10^4,10^5 (both tables), 2^18 queries, 5 rounds: a smoke test, numbers
+//                  not usable
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,53 +33,39 @@ struct options {
   int rounds = 7;
   std::vector<std::uint64_t> sizes = {100'000, 10'000'000};
   std::size_t queries = std::size_t{1} << 22;
+  std::vector<std::uint64_t> fpr_sizes = {100'000, 1'000'000, 10'000'000};
   bool strings = true;
+  bool fpr_only = false;
 };
-
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "bloomery-peers: %s\n", why);
-  std::fprintf(stderr,
-               "usage: bloomery-peers [--rounds R] [--sizes N,N,...] [--queries Q] "
-               "[--no-strings] [--quick]\n");
-  std::exit(2);
-}
-
-std::uint64_t parse_count(const char* s) {
-  char* end = nullptr;
-  const double v = std::strtod(s, &end);
-  if (end == s || *end != '\0' || !(v >= 1) || v > 4e9) usage("a count must lie in [1, 4e9]");
-  return static_cast<std::uint64_t>(v);
-}
 
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-      return argv[++i];
-    };
+  command_line args(argc, argv, "bloomery-peers",
+                    "[--rounds R] [--sizes N,N,...] [--queries Q] [--fpr-sizes N,N,...] "
+                    "[--no-strings] [--fpr-only] [--quick]",
+                    4e9);
+  while (args.next()) {
+    const std::string_view a = args.flag();
     if (a == "--rounds") {
-      o.rounds = static_cast<int>(parse_count(value()));
-      if (o.rounds < 5) usage("--rounds must be at least 5");
+      o.rounds = static_cast<int>(args.count());
+      if (o.rounds < 5) args.fail("--rounds must be at least 5");
     } else if (a == "--sizes") {
-      o.sizes.clear();
-      std::string list = value();
-      for (std::size_t p = 0; p <= list.size();) {
-        const std::size_t q = std::min(list.find(',', p), list.size());
-        o.sizes.push_back(parse_count(list.substr(p, q - p).c_str()));
-        p = q + 1;
-      }
+      o.sizes = args.counts();
     } else if (a == "--queries") {
-      o.queries = parse_count(value());
+      o.queries = args.count();
+    } else if (a == "--fpr-sizes") {
+      o.fpr_sizes = args.counts();
     } else if (a == "--no-strings") {
       o.strings = false;
+    } else if (a == "--fpr-only") {
+      o.fpr_only = true;
     } else if (a == "--quick") {
       o.sizes = {10'000, 100'000};
+      o.fpr_sizes = {10'000, 100'000};
       o.queries = std::size_t{1} << 18;
       o.rounds = 5;
     } else {
-      usage(("unknown argument " + a).c_str());
+      args.unknown();
     }
   }
   return o;
@@ -139,20 +126,10 @@ void measure(const std::vector<entry<K>>& entries, std::uint64_t n, const presen
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const instance<K>& f = built[i];
     const std::string name = prefix + entries[i].label;
-    if (f.c->query_one(f.h, sample.data(), sample.size()) != sample.size()) {
-      std::fprintf(stderr, "bloomery-peers: %s answers no to an inserted key\n", name.c_str());
-      std::exit(1);
-    }
+    check_present(f, sample.data(), sample.size(), name);
     m.filters.push_back(name);
     m.bits_per_key[name] = 8.0 * static_cast<double>(f.bytes()) / static_cast<double>(n);
-    tasks.push_back({name + "/one",
-                     [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
-                     absent.size()});
-    if (f.c->query_many != nullptr) {
-      tasks.push_back({name + "/many",
-                       [&f, &absent] { return f.c->query_many(f.h, absent.data(), absent.size()); },
-                       absent.size()});
-    }
+    add_query_tasks(tasks, name, f, absent);
   }
   std::fprintf(stderr, "  timing %zu query runs of %zu keys, %d rounds\n", tasks.size(),
                absent.size(), rounds);
@@ -205,6 +182,59 @@ std::vector<entry<K>> pick(
   return out;
 }
 
+// --- false positives on structured integer keys -----------------------------------------------
+
+// Strided uint64 keys: for shift s, present key i is (2i) << s and absent key i is (2i + 1) << s,
+// between two present ones and never equal to one. A hash that keeps the stride's structure gives
+// such keys a higher FPR than random ones.
+constexpr unsigned kShifts[] = {0, 8, 16, 32};
+
+std::string pattern_name(unsigned shift) {
+  return fmt("(2i)<<%u", shift);
+}
+
+std::vector<std::uint64_t> strided(unsigned shift, std::uint64_t odd, std::size_t count) {
+  // (2i + 1) << s must not wrap, or distinct indices would give one key.
+  if (count > std::uint64_t{1} << (63 - shift)) {
+    throw std::invalid_argument(
+        fmt("%zu keys do not fit the pattern %s", count, pattern_name(shift).c_str()));
+  }
+  std::vector<std::uint64_t> keys(count);
+  for (std::size_t i = 0; i < count; ++i) keys[i] = (2 * std::uint64_t{i} + odd) << shift;
+  return keys;
+}
+
+// One contender's bits per key and FPR on each pattern at one n: random, then kShifts in order.
+struct pattern_row {
+  std::string label;
+  double bits_per_key = 0;
+  std::vector<double> fpr;
+};
+
+// Every contender holding n keys of each pattern, probed with n absent keys of it: the random keys
+// of the timed runs, then the strided patterns, whose absent keys lie between the present ones.
+std::vector<pattern_row> measure_patterns(const std::vector<entry<std::uint64_t>>& entries,
+                                          std::uint64_t n) {
+  std::vector<pattern_row> rows;
+  for (const auto& e : entries) rows.push_back({e.label, 0, {}});
+  const auto measure_one = [&](const std::string& pattern,
+                               const std::vector<std::uint64_t>& present,
+                               const std::vector<std::uint64_t>& absent) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const instance<std::uint64_t> f = filled(*entries[i].c, present);
+      check_present(f, present.data(), present.size(), entries[i].label + " on " + pattern);
+      const std::size_t hits = f.c->query_one(f.h, absent.data(), absent.size());
+      rows[i].fpr.push_back(static_cast<double>(hits) / static_cast<double>(absent.size()));
+      rows[i].bits_per_key = 8.0 * static_cast<double>(f.bytes()) / static_cast<double>(n);
+    }
+  };
+  measure_one("random keys", u64_keys(0, n), u64_keys(kAbsentBase, n));
+  for (const unsigned shift : kShifts) {
+    measure_one(pattern_name(shift) + " keys", strided(shift, 0, n), strided(shift, 1, n));
+  }
+  return rows;
+}
+
 // --- the report ---------------------------------------------------------------------------------
 
 struct report {
@@ -231,23 +261,6 @@ struct report {
     std::printf("\n");
   }
 };
-
-std::string machine_line() {
-  std::string cpu = "unknown CPU";
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  }
-  std::string load = "?";
-  std::ifstream la("/proc/loadavg");
-  la >> load;
-  utsname u{};
-  uname(&u);
-  return cpu + ", " + u.sysname + " " + u.release + ", 1-minute load " + load + " at start";
-}
 
 }  // namespace
 
@@ -281,10 +294,10 @@ int main(int argc, char** argv) try {
 
   report rep{o, {}};
   std::map<std::string, double> mean_length;
-  for (const u64 n : o.sizes) {
+  for (const u64 n : o.fpr_only ? std::vector<u64>{} : o.sizes) {
     measured m;
-    std::fprintf(stderr, "bloomery-peers: n = %" PRIu64 ", uint64 keys\n", n);
     {
+      std::fprintf(stderr, "bloomery-peers: n = %" PRIu64 ", uint64 keys\n", n);
       const std::vector<u64> present = u64_keys(0, n);
       const std::vector<u64> absent = u64_keys(kAbsentBase, o.queries);
       const std::vector<u64> sample(present.begin(),
@@ -314,6 +327,42 @@ int main(int argc, char** argv) try {
       }
     }
     rep.at.push_back(std::move(m));
+  }
+  std::vector<std::vector<pattern_row>> patterns;  // one per size of o.fpr_sizes
+  for (const u64 n : o.fpr_sizes) {
+    std::fprintf(stderr, "bloomery-peers: n = %" PRIu64 ", FPR on structured uint64 keys\n", n);
+    patterns.push_back(measure_patterns(u64_entries, n));
+  }
+
+  const auto pattern_section = [&] {
+    std::printf(
+        "Measured FPR on structured uint64 keys: for s = 0, 8, 16, 32, the n present keys "
+        "(2i) << s and the n absent keys (2i + 1) << s, i in [0, n), each absent key between two "
+        "present ones; random: the splitmix64 keys of the timed runs, n present (stream positions "
+        "[0, n)) and n absent (from 2^40). Each library takes the keys as uint64, as its users "
+        "would: bloomery's integer-key path, Boost's default boost::hash<std::uint64_t>, the "
+        "binary fuse filter's keys as they are. Sized as in the timed runs: bloomery "
+        "{.capacity = n, .fpr = 0.01}, Boost 10 bits per key, 8-bit fingerprints for the static "
+        "filters.\n\n");
+    std::printf("| filter, uint64 keys | n | bits/key | random |");
+    for (const unsigned shift : kShifts) std::printf(" %s |", pattern_name(shift).c_str());
+    std::printf("\n|---|---|---|---|");
+    for (std::size_t i = 0; i < std::size(kShifts); ++i) std::printf("---|");
+    std::printf("\n");
+    for (std::size_t j = 0; j < o.fpr_sizes.size(); ++j) {
+      for (const pattern_row& r : patterns[j]) {
+        std::printf("| %s | %s | %.2f |", r.label.c_str(), size_label(o.fpr_sizes[j]).c_str(),
+                    r.bits_per_key);
+        for (const double f : r.fpr) std::printf(" %.3f%% |", 100.0 * f);
+        std::printf("\n");
+      }
+    }
+  };
+  if (o.fpr_only) {
+    std::printf("## bloomery against Boost.Bloom and FastFilter (bloomery-peers --fpr-only)\n\n");
+    std::printf("%s. No timings.\n\n", machine.c_str());
+    pattern_section();
+    return 0;
   }
 
   std::fprintf(stderr, "bloomery-peers: memory latency (1 GiB pointer chase)\n");
@@ -401,6 +450,9 @@ int main(int argc, char** argv) try {
     }
     std::printf("\n");
   }
+
+  std::printf("\n");
+  pattern_section();
 
   std::printf("\nEvery timing (ns per key: median, min, max over the rounds):\n\n");
   std::printf("| run |");

@@ -1,17 +1,21 @@
-// What the two drivers (peers.cpp, curve.cpp) share: the key streams, the interleaved timing
-// rounds and the memory probes. Included by the drivers only, never by a library's side.
+// What the drivers (peers.cpp, curve.cpp, and bounds.cpp for its rounds and keys) share: the key
+// streams, filling and timing contenders, the interleaved timing rounds, the memory probes, the
+// command line and the machine line. Included by the drivers only, never by a library's side.
 #pragma once
 
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <bloomery/support/keys.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <new>
@@ -108,6 +112,24 @@ struct instance {
   std::uint64_t bytes() const { return c->bytes(h); }
 };
 
+// Contender c holding `keys`: made for their count and grown by inserts, or built from them.
+template <class K>
+instance<K> filled(const contender<K>& c, const std::vector<K>& keys) {
+  if (c.make == nullptr) return instance<K>(c, c.build(keys.data(), keys.size()));
+  instance<K> f(c, c.make(keys.size()));
+  c.insert(f.h, keys.data(), keys.size());
+  return f;
+}
+
+// A filter must answer "possibly present" for every inserted key; `name` says which one did not.
+template <class K>
+void check_present(const instance<K>& f, const K* keys, std::size_t count,
+                   const std::string& name) {
+  if (f.c->query_one(f.h, keys, count) != count) {
+    throw std::runtime_error(name + " answers no to an inserted key");
+  }
+}
+
 // One timed job: returns the number of positives, so the work cannot be optimized away.
 struct task {
   std::string name;
@@ -153,6 +175,21 @@ inline std::vector<timing> run_rounds(const std::vector<task>& tasks, int rounds
     out[i] = {tasks[i].name, median_of(samples[i]), *lo, *hi, positives[i]};
   }
   return out;
+}
+
+// The absent-key query runs of filter f under `name`: "<name>/one", one key at a time, and, when
+// the library has a batched call, "<name>/many".
+template <class K>
+void add_query_tasks(std::vector<task>& tasks, const std::string& name, const instance<K>& f,
+                     const std::vector<K>& absent) {
+  tasks.push_back({name + "/one",
+                   [&f, &absent] { return f.c->query_one(f.h, absent.data(), absent.size()); },
+                   absent.size()});
+  if (f.c->query_many != nullptr) {
+    tasks.push_back({name + "/many",
+                     [&f, &absent] { return f.c->query_many(f.h, absent.data(), absent.size()); },
+                     absent.size()});
+  }
 }
 
 inline const timing& timing_of(const std::vector<timing>& all, std::string_view name) {
@@ -253,6 +290,77 @@ inline task chase_task(std::string name, const pointer_chase& c, std::uint64_t l
 inline task random_loads_task(std::string name, const random_loads& r) {
   return {std::move(name), [&r] { return static_cast<std::size_t>(r.run()); },
           static_cast<std::size_t>(r.loads())};
+}
+
+// A driver's command line, one flag at a time: `program` takes the flags `usage` lists.
+class command_line {
+ public:
+  // Counts are read as numbers (1e6 is 10^6) and must lie in [1, max_count].
+  command_line(int argc, char** argv, const char* program, const char* usage, double max_count)
+      : argc_(argc), argv_(argv), program_(program), usage_(usage), max_count_(max_count) {}
+
+  // Prints why the command line is wrong and the usage, and exits with status 2.
+  [[noreturn]] void fail(const std::string& why) const {
+    std::fprintf(stderr, "%s: %s\nusage: %s %s\n", program_, why.c_str(), program_, usage_);
+    std::exit(2);
+  }
+
+  // Moves to the next flag; false after the last.
+  bool next() { return ++i_ < argc_; }
+  std::string_view flag() const { return argv_[i_]; }
+  // The value after the current flag.
+  const char* value() {
+    if (i_ + 1 >= argc_) fail("missing value after " + std::string(flag()));
+    return argv_[++i_];
+  }
+  std::uint64_t count() { return count_of(value()); }
+  // A value "N,N,..." as counts.
+  std::vector<std::uint64_t> counts() {
+    const std::string list = value();
+    std::vector<std::uint64_t> out;
+    for (std::size_t p = 0; p <= list.size();) {
+      const std::size_t q = std::min(list.find(',', p), list.size());
+      out.push_back(count_of(list.substr(p, q - p).c_str()));
+      p = q + 1;
+    }
+    return out;
+  }
+  [[noreturn]] void unknown() const { fail("unknown argument " + std::string(flag())); }
+
+ private:
+  std::uint64_t count_of(const char* s) const {
+    char* end = nullptr;
+    const double v = std::strtod(s, &end);
+    if (end == s || *end != '\0' || !(v >= 1) || v > max_count_) {
+      fail("a count must lie in [1, " + std::to_string(std::llround(max_count_)) + "]");
+    }
+    return static_cast<std::uint64_t>(v);
+  }
+
+  int argc_;
+  char** argv_;
+  const char* program_;
+  const char* usage_;
+  double max_count_;
+  int i_ = 0;
+};
+
+// The CPU, the kernel and the load when the run started, for a report's first line.
+inline std::string machine_line() {
+  std::string cpu = "unknown CPU";
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  std::string load = "?";
+  std::ifstream la("/proc/loadavg");
+  la >> load;
+  utsname u{};
+  uname(&u);
+  return cpu + ", " + u.sysname + " " + u.release + ", 1-minute load " + load + " at start";
 }
 
 }  // namespace peers
