@@ -1,6 +1,7 @@
 """The memory phase of a run, for the summarizers: the `memory_latency/BYTES` benchmarks time a
 chain of dependent loads over random 64-byte lines (bench_report.hpp). On a VM whose memory latency
-swings, the speed targets' ratios swing with it, so every summary says what the latency was."""
+swings, ratios between latency-bound and throughput-bound lookups swing with it, so every summary
+says what the latency was."""
 
 SIZES = [12_000_000, 120_000_000]
 

@@ -5,16 +5,17 @@
 #   bench/run.sh            10^4, 10^6, 10^7 keys, u64 and str16, bloomery + libbloom + LevelDB
 #   bench/run.sh --huge     the same, then bloomery alone at 10^8 uint64 keys (~1.2 GB of RAM)
 #   bench/run.sh --quick    one short repetition of everything (smoke test, numbers not usable)
-#   bench/run.sh --targets  only the cases behind the two performance targets (absent-key lookups
-#                           at 10^7 uint64 keys for all three implementations; bloomery single vs
-#                           batched at 10^8), with 15 repetitions for tighter medians
+#   bench/run.sh --targets  only the key comparisons (absent-key lookups at 10^7 uint64 keys for
+#                           all three implementations; bloomery single vs batched at 10^8), with 15
+#                           repetitions for tighter medians
 #
 #   bench/run.sh --family            bloomery-bench-family instead: every filter of the family and
 #                                    LevelDB at 10^6 and 10^7 uint64 keys (summary by
 #                                    bench/summarize_family.py)
 #   bench/run.sh --family --huge     the same, then the family at 10^8 keys (~3 GB of RAM, slow)
-#   bench/run.sh --family --targets  only the blocked-filter targets (absent keys, 10 bits/key,
-#                                    10^7 keys: blocked-10b, bloom-10b, LevelDB), 15 repetitions
+#   bench/run.sh --family --targets  only the blocked filter's key comparisons (absent keys,
+#                                    10 bits/key, 10^7 keys: blocked-10b, bloom-10b, LevelDB),
+#                                    15 repetitions
 #
 #   bench/run.sh --peers [ARGS]     bloomery-peers instead: bloomery beside Boost.Bloom and the
 #                                    binary fuse filter at 10^5 and 10^7 keys, a markdown table of
