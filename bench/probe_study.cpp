@@ -1,5 +1,5 @@
 // bloomery-probe-study: the in-process, paired comparisons behind the design choices of the
-// lookup paths (BENCHMARKS.md, "How the lookups work"). Google Benchmark runs each case for a
+// lookup paths (docs/lookup-paths.md). Google Benchmark runs each case for a
 // while before the next, so on a machine whose memory latency drifts minute to minute its ratios
 // wander; here every variant runs once per round, in a fresh random order, and each variant's
 // time is divided by the first variant's time of the same round. The median of those paired

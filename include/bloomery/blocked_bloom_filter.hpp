@@ -23,14 +23,14 @@ namespace detail {
 
 // Batched queries work in chunks of this many keys, double-buffered: while the keys of one chunk
 // are probed, the next chunk's keys have been hashed and their lines requested (the alternatives
-// measured against it: BENCHMARKS.md, "Tuned constants").
+// measured against it: docs/lookup-paths.md, "Tuned constants").
 inline constexpr std::size_t block_chunk = 32;
 
 // The batched query loop, shared by both probe paths. It is always inlined into each path's
 // function, so on the AVX2 path the loop (hashing included) is compiled for AVX2 and the probe
 // inlines into it. `fill` hashes a chunk's keys and requests their lines; it stays a local
-// lambda because a separate function (a call per chunk) measured slower (BENCHMARKS.md, "Tuned
-// constants").
+// lambda because a separate function (a call per chunk) measured slower (docs/lookup-paths.md,
+// "Tuned constants").
 template <class Hash, class Keys, class Out, class Probe>
 [[gnu::always_inline]] inline std::size_t probe_blocks(const Hash& hash, const std::uint64_t* w,
                                                        const bloom_meta& m, const Keys& keys,

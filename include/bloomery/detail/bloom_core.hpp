@@ -44,7 +44,7 @@ inline constexpr std::uint32_t eager_probes = 3;
 // probability ~1/2) the branch after them goes "absent" 7 times in 8, so the CPU predicts it and
 // runs ahead into the caller's next lookup instead of stalling on a mispredicted early exit. Later
 // probes stop at the first clear bit. Two, four, and "three then the rest without branches" were
-// measured against it with `bloomery-probe-study eager` (BENCHMARKS.md, "Tuned constants").
+// measured against it with `bloomery-probe-study eager` (docs/lookup-paths.md, "Tuned constants").
 inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_t k,
                        hash128 h) noexcept {
   std::uint64_t g = h.low;
@@ -69,14 +69,14 @@ inline bool probe_hash(const std::uint64_t* words, std::uint64_t m, std::uint32_
 }
 
 // Keys per batch. Each round keeps up to this many independent cache misses in flight, and the
-// per-key state (about 7 KB) still fits in L1 (64 and 128 measured slower: BENCHMARKS.md, "Tuned
-// constants").
+// per-key state (about 7 KB) still fits in L1 (64 and 128 measured slower: docs/lookup-paths.md,
+// "Tuned constants").
 inline constexpr std::size_t batch_size = 256;
 // Keys whose k lines are prefetched together on the mostly-present path: 32 keys of 7 probes keep
 // about as many misses in flight as the memory system tracks (insert_many uses the same).
 inline constexpr std::size_t present_group = 32;
 // Keys per lane of probe_many: two lanes keep up to 2 * 128 keys' misses in flight (other lane
-// sizes: `bloomery-probe-study lanes`, BENCHMARKS.md, "Tuned constants").
+// sizes: `bloomery-probe-study lanes`, docs/lookup-paths.md, "Tuned constants").
 inline constexpr std::size_t lane_size = batch_size / 2;
 
 // Batched may_contain, in rounds. A lane hashes up to lane_size keys and prefetches each one's
@@ -89,7 +89,7 @@ inline constexpr std::size_t lane_size = batch_size / 2;
 // skip the rounds: they are hashed in groups of present_group, all their lines prefetched, then
 // probed. Same answers as probe_hash on each key. Hash is the hasher's function object for its mode
 // (hasher::with_mode), so the per-key hashing does not test the mode again. Each of these choices
-// was measured against the simpler loop (BENCHMARKS.md, "Tuned constants").
+// was measured against the simpler loop (docs/lookup-paths.md, "Tuned constants").
 template <class Keys, class Out, class Hash, std::size_t Lane = lane_size>
 class batched_probe {
  public:
@@ -131,7 +131,7 @@ class batched_probe {
 
   // Starts the lane on the next keys; runs mostly present keys through the present path first.
   // Not flattened, unlike ring_probe: GCC inlines XXH3 here anyway, and flattening this and
-  // present_group_probe measured slower (BENCHMARKS.md, "Tuned constants").
+  // present_group_probe measured slower (docs/lookup-paths.md, "Tuned constants").
   void begin(lane& l) noexcept {
     while (mostly_present_ && next_ < n_) present_group_probe();
     l.active = next_ < n_;
@@ -237,14 +237,14 @@ class batched_probe {
 };
 
 // Keys in flight in ring_probe: each slot always has one line on its way (16 and 64 slots measured
-// slower with `bloomery-probe-study ring`, BENCHMARKS.md, "Tuned constants").
+// slower with `bloomery-probe-study ring`, docs/lookup-paths.md, "Tuned constants").
 inline constexpr std::size_t ring_slots = 32;
 // Filters at least this large use ring_probe instead of batched_probe. Far outside the last-level
 // cache each line costs the full memory latency, and batched_probe's late rounds (a few survivors
 // each) wait for it; the ring never waits on a round. Closer to the cache, the branch that
 // ring_probe takes per probe (mispredicted about half the time for absent keys) costs more than
-// it saves. The crossover was measured with `bloomery-probe-study ring N` (BENCHMARKS.md, "Tuned
-// constants").
+// it saves. The crossover was measured with `bloomery-probe-study ring N` (docs/lookup-paths.md,
+// "Tuned constants").
 inline constexpr std::uint64_t ring_min_bytes = std::uint64_t{32} << 20;
 
 // Batched may_contain as a pipeline: Slots keys are in flight at once, each waiting for the line
@@ -254,8 +254,8 @@ inline constexpr std::uint64_t ring_min_bytes = std::uint64_t{32} << 20;
 // takes the next key at once. So Slots misses stay in flight whatever mix of absent and present
 // keys comes, with no round to finish first. Same answers as probe_hash on each key.
 // Flattened: GCC decides per translation unit whether to inline XXH3's entry function and stops
-// doing so in large ones, and with the hash out of line this loop is far slower (BENCHMARKS.md,
-// "Tuned constants").
+// doing so in large ones, and with the hash out of line this loop is far slower
+// (docs/lookup-paths.md, "Tuned constants").
 template <std::size_t Slots = ring_slots, class Keys, class Out, class Hash>
 [[gnu::flatten]] std::size_t ring_probe(const Hash& hash, const std::uint64_t* words,
                                         std::uint64_t m, std::uint32_t k, const Keys& keys,

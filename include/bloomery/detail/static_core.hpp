@@ -160,7 +160,7 @@ inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, std::ui
 // Sorts 64-bit values ascending. An LSD radix sort over only the top `passes` bytes, enough of
 // them that the values sharing those bytes form runs of about one (ceil(log2(n) / 8) bytes),
 // then each run is sorted whole: the same order as a full sort at a half to a third of the
-// passes of 8 bits (BENCHMARKS.md, "Peers"). Passes whose digit is the same for every value
+// passes of 8 bits (docs/lookup-paths.md). Passes whose digit is the same for every value
 // are skipped; a long run (crafted keys) falls back to std::sort, so the sort stays O(n log n).
 // Small inputs use std::sort.
 inline void sort_hashes(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& tmp) {
