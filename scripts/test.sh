@@ -56,7 +56,7 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -j"$jobs" --output-on-failure \
   -L "unit|concurrency|cli|lsm|leveldb|crash|redis" \
-  -E "^(redis_test_(bf_replication|cf_replication|cluster)|IntegerKeyPattern(s|Sets)\..*)$"
+  -E "^(redis_test_(replication|cluster)|IntegerKeyPattern(s|Sets)\..*)$"
 
 stage "ThreadSanitizer: concurrency tests of the library and the CLI"
 cmake -S . -B build-tsan "${tsan_build_flags[@]}" \
