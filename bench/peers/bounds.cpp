@@ -1,5 +1,5 @@
 // bloomery-peer-bounds: where the blocked and static filters' integer-key queries spend their time
-// against Boost's and binary fuse's (BENCHMARKS.md, "Peers"). Each variant strips one layer off
+// against Boost's and binary fuse's (docs/lookup-paths.md). Each variant strips one layer off
 // the library's may_contain, timed in one process, rounds interleaved, median: what is left
 // after the last layer bounds what a change of that layer could win. Compiled with -march=native
 // like the peers. It reaches into detail:: on purpose: it takes the library apart.

@@ -5,7 +5,7 @@
 //   * seeded (default): a 64-bit seed. The default seed is a fixed constant, so filters built
 //     independently with the same parameters can be merged. Byte keys go through XXH3-128;
 //     integer keys through mix_integer, two folded 64x64->128-bit multiplies, because
-//     XXH3 on an 8-byte key cost more than the whole blocked-filter probe (BENCHMARKS.md, "Peers").
+//     XXH3 on an 8-byte key cost more than the whole blocked-filter probe (docs/lookup-paths.md).
 //     Filters written before that algorithm existed hash integers with XXH3 too and load as such.
 //   * keyed: XXH3-128 with a 192-byte secret expanded from a random 256-bit key, for every key
 //     type: an attacker without the key cannot evaluate it. Use it for filters that face

@@ -251,7 +251,7 @@ inline constexpr probe_path inline_probe_path = probe_path::portable;
 
 // Kept out of line so the common case below stays a short loop body in the caller's code: a
 // per-key switch over paths and the shared flag costs more than the probe itself
-// (BENCHMARKS.md, "Peers"). Pure (it only reads memory), so a caller's loop keeps the filter's
+// (docs/lookup-paths.md). Pure (it only reads memory), so a caller's loop keeps the filter's
 // fields in registers across the call and tests the path and shared flag once, before the loop.
 [[gnu::noinline, gnu::pure]] inline bool block_probe_out_of_line(const std::uint64_t* line,
                                                                  std::uint32_t seed,

@@ -91,8 +91,8 @@ inline constexpr std::uint64_t fuse_attempt_seed(std::uint32_t attempt) noexcept
 //          x times an odd constant. Both halves enter x.
 //   folded (algorithm 3, the default): x = fold(high ^ seed, K), one folded multiply; the
 //          fingerprint is x ^ (x >> 32), as binary fuse's reference takes it. Three multiplies
-//          per integer-key query instead of seven, as many as binary fuse's (BENCHMARKS.md,
-//          "Peers").
+//          per integer-key query instead of seven, as many as binary fuse's
+//          (docs/lookup-paths.md).
 // A collision of x (a 2^-64 accident) is treated as a duplicate key by the construction: such keys
 // get the same slots and fingerprint, so deduplicating them loses nothing.
 enum class fuse_scheme : std::uint8_t { mixed, folded };
