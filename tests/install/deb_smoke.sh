@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Debian package's smoke test: packs the built tree with `cpack -G DEB`, checks the package's
-# fields, unpacks it into a scratch root, and uses what it holds the way a user would: the CLI
-# (--version, a build/query round trip), `import bloomery` (when the Python module was built), a
-# consumer built with find_package(bloomery) and one compiled with pkg-config's flags.
+# fields and the Redis module's mode, unpacks it into a scratch root, and uses what it holds the
+# way a user would: the CLI (--version, a build/query round trip), `import bloomery` (when the
+# Python module was built), a consumer built with find_package(bloomery) and one compiled with
+# pkg-config's flags.
 #   deb_smoke.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -euo pipefail
 build=$1 source=$2 work=$3
@@ -27,6 +28,12 @@ for f in include/bloomery/bloomery.hpp share/pkgconfig/bloomery.pc bin/bloomery;
   [ -e "$usr/$f" ] || fail "the package lacks /usr/$f"
 done
 ls "$usr"/lib/cmake/bloomery/bloomeryConfig.cmake >/dev/null 2>&1 || fail "no CMake package"
+# The Redis module, when built, is packed executable: Redis 7 refuses to load it otherwise (the test
+# redis_module_deb loads it from this unpacked root).
+if [ -e "$build/integrations/redis/bloomery-redis.so" ]; then
+  mode=$(dpkg-deb -c "$deb" | awk '$NF ~ /\/bloomery-redis\.so$/ { print $1 }')
+  [ "$mode" = -rwxr-xr-x ] || fail "the package holds bloomery-redis.so as '${mode:-nothing}'"
+fi
 
 # The CLI.
 [ "$("$usr/bin/bloomery" --version)" = "bloomery $version" ] || fail "bloomery --version"
