@@ -3,14 +3,18 @@
 // Usage: make_corpus DIR (DIR/<target>/<seed> are created; the committed ones are fuzz/corpus).
 #include <unistd.h>
 
+#include <bit>
 #include <bloomery/any_filter.hpp>
 #include <bloomery/bip37.hpp>
+#include <bloomery/interop/redisbloom_bloom.hpp>
+#include <bloomery/interop/redisbloom_cuckoo.hpp>
 #include <bloomery/lsm/sstable.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -265,6 +269,319 @@ void bip37_inputs() {
   put("bad_flags", {0x01, 0xff, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x03});
 }
 
+// ---- redisbloom_bloom and redisbloom_cuckoo: values shaped like the golden data's keys
+// (tests/data/redisbloom-golden), rebuilt here by replaying each key's commands through the
+// library, which is bit-exact with RedisBloom, so that this program needs no data files. Adds
+// that changed nothing, answered 0 as the item was there already, are left out.
+
+namespace rb = bloomery::interop::redisbloom;
+
+void append(bytes& out, std::span<const std::byte> b) {
+  out.insert(out.end(), b.begin(), b.end());
+}
+
+void append_u16(bytes& out, std::size_t v) {
+  out.push_back(std::byte(v & 0xff));
+  out.push_back(std::byte((v >> 8) & 0xff));
+}
+
+// RDB fields as both targets read them: an unsigned below 0xf8 is that byte, else 0xf8 + n - 1
+// and n little-endian bytes; a string is its length so written, then its bytes; a double is its 8
+// bytes (the Bloom target's reading: cuckoo values hold no doubles).
+struct rdb_writer {
+  bytes out;
+  void write_unsigned(std::uint64_t v) {
+    if (v < 0xf8) {
+      out.push_back(std::byte(v));
+      return;
+    }
+    int n = 1;
+    while (n < 8 && (v >> (8 * n)) != 0) ++n;
+    out.push_back(std::byte(0xf7 + n));
+    for (int i = 0; i < n; ++i) out.push_back(std::byte((v >> (8 * i)) & 0xff));
+  }
+  void write_double(double d) {
+    const auto bits = std::bit_cast<std::uint64_t>(d);
+    for (int i = 0; i < 8; ++i) out.push_back(std::byte((bits >> (8 * i)) & 0xff));
+  }
+  void write_string(std::span<const std::byte> s) {
+    write_unsigned(s.size());
+    append(out, s);
+  }
+  void write_string(const std::string& s) { write_string(text(s)); }
+};
+
+// The golden data's item names, and its edge items (every length 0 to 40, NULs, controls,
+// multi-byte characters, 1,000 bytes), in the order its *-edge-items keys were given them.
+std::string golden_item(int key, int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "a%02d:item:%d", key, i);
+  return buf;
+}
+
+std::vector<std::string> edge_items() {
+  const std::string letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+  std::vector<std::string> out;
+  for (std::size_t n = 0; n <= letters.size(); ++n) out.push_back(letters.substr(0, n));
+  out.push_back(std::string(1, '\0'));
+  out.push_back(std::string(3, '\0'));
+  for (const char* s : {"\t\r\n", " ", "\u043a\u043b\u044e\u0447", "\u30ad\u30fc",
+                        "na\u00efve caf\u00e9", "\U0001f511"}) {
+    out.push_back(s);
+  }
+  out.push_back(std::string(1000, 'x'));
+  for (const char* s : {"item with spaces", "0", "-1", "3.14"}) out.push_back(s);
+  return out;
+}
+
+// A Bloom chain's RDB fields as encoding version `encver` < 4 has them: options from version 2,
+// growth only in 4, bits and n2 from version 1 (RedisBloom's BFRdbLoad).
+void bloom_old_rdb(rdb_writer& w, int encver, std::uint64_t items, std::uint32_t options,
+                   std::span<const rb::bloom_chain::link> links) {
+  w.write_unsigned(items);
+  w.write_unsigned(links.size());
+  if (encver >= 2) w.write_unsigned(options);
+  for (const rb::bloom_chain::link& l : links) {
+    w.write_unsigned(l.entries);
+    w.write_double(l.error);
+    w.write_unsigned(l.hashes);
+    w.write_double(l.bpe);
+    if (encver >= 1) {
+      w.write_unsigned(l.bits);
+      w.write_unsigned(l.n2);
+    }
+    w.write_string(l.array);
+    w.write_unsigned(l.size);
+  }
+}
+
+// redisbloom_bloom input: byte 0 even, then the SCANDUMP header (u16 length) and each chunk in
+// order (op 0, u16 length); or byte 0 = 1 + 2 * encver, then the RDB fields.
+bytes bloom_scandump(const rb::bloom_chain& c) {
+  bytes out{std::byte{0}};
+  const std::vector<std::byte> header = c.scandump_header();
+  append_u16(out, header.size());
+  append(out, header);
+  for (std::uint64_t iter = 1; const auto chunk = c.scandump_chunk(iter); iter = chunk->next_iter) {
+    out.push_back(std::byte{0});
+    append_u16(out, chunk->bytes.size());
+    append(out, chunk->bytes);
+  }
+  return out;
+}
+
+bytes bloom_rdb(const rb::bloom_chain& c, int encver) {
+  rdb_writer w{{std::byte(1 + 2 * encver)}};
+  if (encver == rb::bloom_chain::rdb_encoding) {
+    c.save_rdb(w);
+  } else {
+    bloom_old_rdb(w, encver, c.items(), c.options(), c.links());
+  }
+  return w.out;
+}
+
+void redisbloom_bloom_inputs() {
+  const auto put = [](const std::string& name, const bytes& b) {
+    write("redisbloom_bloom", name, b);
+  };
+  using chain = rb::bloom_chain;
+  const auto golden = [&](const std::string& key, const chain& c) {
+    put("scandump-" + key, bloom_scandump(c));
+    put("rdb4-" + key, bloom_rdb(c, 4));
+  };
+  {
+    chain c({.capacity = 100, .error_rate = 0.1});  // BF.RESERVE 0.1 100: grows to 4 links
+    for (int i = 0; i < 1300; ++i) (void)c.add(golden_item(1, i));
+    golden("a01-bf-e0.1-c100-x2", c);
+  }
+  {
+    // BF.INSERT stops at the first item the full NONSCALING chain refuses.
+    chain c({.capacity = 300, .error_rate = 0.01, .nonscaling = true});
+    for (int i = 0; i < 350 && c.add(golden_item(8, i)) != chain::add_result::full; ++i) {
+    }
+    golden("a08-bf-insert-e0.01-c300-nonscaling", c);
+  }
+  {
+    chain c(chain::parameters{});  // BF.ADD on a missing key creates it with the defaults
+    for (int i = 0; i < 1000; ++i) (void)c.add(golden_item(9, i));
+    golden("a09-bf-add-autocreate-defaults", c);
+  }
+  {
+    chain c({.capacity = 100, .error_rate = 0.01});
+    for (const std::string& item : edge_items()) (void)c.add(item);
+    golden("a12-bf-edge-items", c);
+  }
+  {
+    chain c({.capacity = 100, .error_rate = 0.0001, .expansion = 1});  // six links
+    for (int i = 0; i < 560; ++i) (void)c.add(golden_item(13, i));
+    golden("a13-bf-e0.0001-c100-x1-6filters", c);
+  }
+  // Small chains as RDB values of every version RedisBloom reads.
+  for (const bool nonscaling : {false, true}) {
+    chain c({.capacity = 10, .error_rate = 0.05, .expansion = 3, .nonscaling = nonscaling});
+    for (int i = 0; i < 25; ++i) (void)c.add("k" + std::to_string(i));
+    for (int encver = 0; encver <= 4; ++encver) {
+      put("rdb" + std::to_string(encver) + (nonscaling ? "-nonscaling" : "-scaling"),
+          bloom_rdb(c, encver));
+    }
+  }
+  // Old values no chain made today is. Version 0 stores no bit count, RedisBloom takes entries *
+  // bpe for it, and only where that is the array's bits (here 800) does it load, which the chains
+  // above never do. Version 1's n2 = 10 hashes into the first 2^10 of 2048 bits. ENTS_IS_BITS
+  // makes the full link grow to a link of 2^(entries * growth) bits.
+  const chain::link rate_1pc = chain({.capacity = 100, .error_rate = 0.01, .nonscaling = true})
+                                   .links()[0];  // the bpe and k of a rate of 0.01
+  const auto old = [&](const std::string& name, int encver, std::uint64_t items,
+                       std::uint32_t options, chain::link l) {
+    rdb_writer w{{std::byte(1 + 2 * encver)}};
+    bloom_old_rdb(w, encver, items, options, {&l, 1});
+    put(name, w.out);
+  };
+  old("rdb0-hand", 0, 1, 0,
+      {.entries = 100,
+       .error = 0.02,
+       .bpe = 8,
+       .hashes = 6,
+       .size = 1,
+       .array = std::string(100, 'Z')});
+  chain::link n2 = rate_1pc;
+  n2.bits = 2048;
+  n2.n2 = 10;
+  n2.size = 100;
+  n2.array = std::string(256, '\x11');
+  old("rdb1-n2", 1, 100, 0, n2);
+  chain::link ents_is_bits = rate_1pc;
+  ents_is_bits.entries = 10;
+  ents_is_bits.bits = 64;
+  ents_is_bits.size = 10;
+  ents_is_bits.array = std::string(8, '\0');
+  old("rdb2-ents-is-bits", 2, 10, chain::option_ents_is_bits | chain::option_force64, ents_is_bits);
+}
+
+// redisbloom_cuckoo input: byte 1, the 38-byte SCANDUMP header, the number of chunks (at most 7)
+// and each (1: at the replay's next iterator, u16 length); or byte 2 * encver and the RDB fields.
+// Then operations, two bytes each (op, key): adds, an ADDNX, deletes of a stored key and of one
+// never stored, compactions and a check of the dumps, three times over.
+bytes cuckoo_ops(bytes value) {
+  for (int round = 0; round < 3; ++round) {
+    for (const std::uint8_t b : {0, 1, 0, 2, 1, 7, 2, 3, 4, 5, 0, 9, 0, 10, 3, 11, 4, 0, 5, 0}) {
+      value.push_back(std::byte{b});
+    }
+  }
+  return value;
+}
+
+bytes cuckoo_scandump(const rb::cuckoo_chain& c) {
+  bytes out{std::byte{1}};
+  append(out, c.scandump_header());
+  bytes chunks;
+  std::uint8_t count = 0;
+  for (std::uint64_t iter = 1; const auto chunk = c.scandump_chunk(iter); iter = chunk->next_iter) {
+    chunks.push_back(std::byte{1});
+    append_u16(chunks, chunk->bytes.size());
+    append(chunks, chunk->bytes);
+    ++count;
+  }
+  out.push_back(std::byte{count});
+  append(out, chunks);
+  return cuckoo_ops(out);
+}
+
+bytes cuckoo_rdb(const rb::cuckoo_chain& c, int encver) {
+  rdb_writer w{{std::byte(2 * encver)}};
+  if (encver == rb::cuckoo_chain::rdb_encoding) {
+    c.save_rdb(w);
+  } else {
+    // Versions 0 to 3 hold no deletes, bucket size, iterations, expansion or bucket counts: a
+    // value of the defaults, every sub-filter of numBuckets buckets.
+    w.write_unsigned(c.num_filters());
+    w.write_unsigned(c.num_buckets());
+    w.write_unsigned(c.num_items());
+    for (std::size_t i = 0; i < c.num_filters(); ++i) w.write_string(c.sub_filter_slots(i));
+  }
+  return cuckoo_ops(w.out);
+}
+
+void redisbloom_cuckoo_inputs() {
+  using chain = rb::cuckoo_chain;
+  const auto put = [](const std::string& key, const chain& c, bool scandump, bool rdb4, bool rdb3) {
+    if (scandump) write("redisbloom_cuckoo", "scandump-" + key, cuckoo_scandump(c));
+    if (rdb4) write("redisbloom_cuckoo", "rdb4-" + key, cuckoo_rdb(c, 4));
+    if (rdb3) write("redisbloom_cuckoo", "rdb3-" + key, cuckoo_rdb(c, 3));
+  };
+  const auto adds = [](chain& c, int key, int from, int to) {
+    for (int i = from; i < to; ++i) (void)c.add(golden_item(key, i));
+  };
+  {
+    chain c({.capacity = 1000});
+    adds(c, 21, 0, 900);
+    put("a21-cf-c1000-b2", c, true, true, true);
+  }
+  {
+    chain c({.capacity = 100, .bucket_size = 2, .max_iterations = 5, .expansion = 1});
+    adds(c, 24, 0, 800);  // seven sub-filters
+    put("a24-cf-c100-b2-mi5-x1", c, true, true, false);
+  }
+  {
+    chain c({.capacity = 2000, .bucket_size = 4});
+    for (int i = 0; i < 1200; ++i) (void)c.add_unique(golden_item(25, i));
+    put("a25-cf-addnx-c2000-b4", c, false, true, false);
+  }
+  {
+    // Item 4i + j is added 1 + j times, in rounds: COUNT up to 4.
+    chain c({.capacity = 1000});
+    adds(c, 26, 0, 200);
+    for (int round = 1; round <= 3; ++round) {
+      for (int i = 0; i < 50; ++i) {
+        for (int j = round; j <= 3; ++j) (void)c.add(golden_item(26, 4 * i + j));
+      }
+    }
+    put("a26-cf-duplicates-c1000", c, true, true, true);
+  }
+  {
+    // Deletes compact the chain as they go; the deletes of items never added take two stray
+    // fingerprints.
+    chain c({.capacity = 200, .expansion = 2});
+    adds(c, 27, 0, 1200);
+    for (int i = 0; i < 1200; i += 3) (void)c.remove(golden_item(27, i));
+    for (int i = 200000; i < 200050; ++i) (void)c.remove(golden_item(27, i));
+    put("a27-cf-del-compact-c200-x2", c, true, true, false);
+  }
+  {
+    chain c(chain::parameters{});  // CF.ADD on a missing key creates it with the defaults
+    adds(c, 29, 0, 2500);
+    put("a29-cf-add-autocreate-defaults", c, true, false, false);
+  }
+  {
+    chain c({.capacity = 64, .bucket_size = 2, .expansion = 0});  // full: no growth
+    adds(c, 30, 0, 123);
+    put("a30-cf-c64-b2-x0-full", c, true, true, false);
+  }
+  {
+    chain c({.capacity = 100, .bucket_size = 1, .expansion = 1});
+    adds(c, 31, 0, 300);
+    for (int i = 0; i < 20; ++i) (void)c.remove(golden_item(31, i));
+    c.compact();
+    put("a31-cf-compact-cmd-c100-b1-x1", c, true, true, false);
+  }
+  {
+    chain c({.capacity = 256, .bucket_size = 2});
+    const std::vector<std::string> items = edge_items();
+    for (const std::string& item : items) (void)c.add(item);
+    for (int i = 0; i < 5; ++i) (void)c.add(items[i]);
+    for (int i = 5; i < 10; ++i) (void)c.remove(items[i]);
+    put("a34-cf-edge-items", c, true, true, true);
+  }
+  {
+    // Each CF.ADD is refused once the chain has 32 sub-filters (more chunks than a seed holds).
+    chain c({.capacity = 4, .bucket_size = 2, .max_iterations = 1, .expansion = 1});
+    for (int i = 0; i < 200; ++i) {
+      if (!c.at_max_expansions()) (void)c.add(golden_item(35, i));
+    }
+    put("a35-cf-c4-b2-mi1-x1-max-expansions", c, false, true, false);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,5 +596,7 @@ int main(int argc, char** argv) {
   op_inputs();
   static_inputs();
   bip37_inputs();
+  redisbloom_bloom_inputs();
+  redisbloom_cuckoo_inputs();
   return 0;
 }

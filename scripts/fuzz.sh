@@ -27,8 +27,9 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(deserialize_any lsm_readers cli_keys static_build bip37_parse diff_bloom diff_blocked
-     diff_counting diff_cuckoo diff_scalable diff_scalable_cuckoo)
+all=(deserialize_any lsm_readers cli_keys static_build bip37_parse redisbloom_bloom
+     redisbloom_cuckoo diff_bloom diff_blocked diff_counting diff_cuckoo diff_scalable
+     diff_scalable_cuckoo)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
 # Inputs longer than these only slow a target down: its seeds are far shorter, and the
@@ -40,6 +41,7 @@ max_len() {
     cli_keys) echo 512 ;;
     static_build) echo 2048 ;;
     bip37_parse) echo 4096 ;;  # past 253 filter bytes, where the length takes three bytes
+    redisbloom_bloom | redisbloom_cuckoo) echo 8192 ;;  # a SCANDUMP header and a few chunks
     *) echo 768 ;;
   esac
 }

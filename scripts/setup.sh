@@ -7,6 +7,7 @@ packages=(
   libxxhash-dev                      # hashing (the library's only dependency)
   libcli11-dev                       # the command-line tool
   googletest libgtest-dev librapidcheck-dev   # tests
+  nlohmann-json3-dev                 # tests: reading RedisBloom's golden replies (answers.json)
   libbenchmark-dev libbloom-dev libleveldb-dev  # benchmarks and their peers, LevelDB integration
   libsnappy-dev                      # Debian's LevelDB CMake package links -lsnappy
   clang libclang-rt-14-dev           # the libFuzzer targets (fuzz/): clang and its fuzzer runtime

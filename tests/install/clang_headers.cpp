@@ -3,6 +3,8 @@
 // things GCC accepts silently. Every public header, and the verbs of every filter instantiated.
 #include <bloomery/bloomery.hpp>
 #include <bloomery/file.hpp>
+#include <bloomery/interop/redisbloom_bloom.hpp>
+#include <bloomery/interop/redisbloom_cuckoo.hpp>
 #include <bloomery/positions.hpp>
 
 #include <cstdint>
