@@ -131,6 +131,8 @@ class cuckoo_chain {
   static constexpr std::int64_t max_max_iterations = 65535;
   static constexpr std::int64_t max_expansion = 32768;
   static constexpr std::uint64_t max_filters = 65535;
+  // No bound on the memory an add's growth may take (add's max_growth_bytes).
+  static constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::max();
   static constexpr std::uint64_t max_buckets = (std::uint64_t{1} << 56) - 1;
 
   // CF.SCANDUMP: the header's length, and the largest piece a sub-filter is sent in.
@@ -205,17 +207,26 @@ class cuckoo_chain {
   // newest to oldest for a free slot in the first bucket, then the second; then fingerprints are
   // kicked out of the newest (up to maxIterations moves, undone if they find no room); then a new
   // sub-filter is added, unless the expansion is 0. The 32-filter limit is the command's
-  // (at_max_expansions), checked once before a command's first add.
-  add_result add(std::span<const std::byte> item) { return insert(lookup_for(hash_of(item))); }
-  add_result add(std::string_view item) { return add(bytes_of(item)); }
+  // (at_max_expansions), checked once before a command's first add. A new sub-filter of more than
+  // `max_growth_bytes` is not made (allocation_failed, the value unchanged): a server bounds by it
+  // the memory one add may take, where RedisBloom allocates whatever the expansion asks.
+  add_result add(std::span<const std::byte> item, std::uint64_t max_growth_bytes = no_limit) {
+    return insert(lookup_for(hash_of(item)), max_growth_bytes);
+  }
+  add_result add(std::string_view item, std::uint64_t max_growth_bytes = no_limit) {
+    return add(bytes_of(item), max_growth_bytes);
+  }
 
   // CF.ADDNX / CF.INSERTNX: add_result::exists, storing nothing, when may_contain(item).
-  add_result add_unique(std::span<const std::byte> item) {
+  add_result add_unique(std::span<const std::byte> item,
+                        std::uint64_t max_growth_bytes = no_limit) {
     const lookup l = lookup_for(hash_of(item));
     if (contains(l)) return add_result::exists;
-    return insert(l);
+    return insert(l, max_growth_bytes);
   }
-  add_result add_unique(std::string_view item) { return add_unique(bytes_of(item)); }
+  add_result add_unique(std::string_view item, std::uint64_t max_growth_bytes = no_limit) {
+    return add_unique(bytes_of(item), max_growth_bytes);
+  }
 
   // CF.EXISTS: whether some sub-filter holds the fingerprint in one of the item's two buckets.
   bool may_contain(std::span<const std::byte> item) const noexcept {
@@ -665,7 +676,7 @@ class cuckoo_chain {
     });
   }
 
-  add_result insert(const lookup& l) {
+  add_result insert(const lookup& l, std::uint64_t max_growth_bytes) {
     for (;;) {
       for (std::size_t i = filters_.size(); i-- > 0;) {
         if (std::uint8_t* slot = free_slot(filters_[i], l)) {
@@ -679,7 +690,7 @@ class cuckoo_chain {
         return add_result::added;
       }
       if (expansion_ == 0) return add_result::full;
-      if (!grow()) return add_result::allocation_failed;
+      if (!grow(max_growth_bytes)) return add_result::allocation_failed;
       // The new sub-filter is empty, so the next round stores the fingerprint there.
     }
   }
@@ -713,9 +724,9 @@ class cuckoo_chain {
     return false;
   }
 
-  bool grow() noexcept {
+  bool grow(std::uint64_t max_bytes) noexcept {
     const auto buckets = next_sub_filter_buckets();
-    if (!buckets) return false;
+    if (!buckets || *buckets * bucket_size_ > max_bytes) return false;
     try {
       filters_.push_back({*buckets, detail::cuckoo_zeroed_slots(*buckets * bucket_size_)});
     } catch (const std::bad_alloc&) {

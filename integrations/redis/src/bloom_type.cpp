@@ -17,12 +17,15 @@
 #include "filter_commands.hpp"
 #include "filter_traits.hpp"
 #include "native_type.hpp"
+#include "redisbloom_commands.hpp"
+#include "redisbloom_types.hpp"
 
 namespace bloomery_redis {
 namespace {
 
-constexpr const char* err_full = "ERR non scaling filter is full";
-constexpr const char* err_cannot_grow = "ERR problem inserting into filter";
+// The shape of a key that BF.ADD / BF.MADD create, and BF.INSERT's defaults (register_bloom).
+bloom_shape new_key_shape;
+
 constexpr const char* err_unknown_argument = "Unknown argument received";
 
 struct bf_traits {
@@ -32,6 +35,9 @@ struct bf_traits {
   static constexpr const char* loadchunk = "BF.LOADCHUNK";
   static constexpr const char* err_restoring = "ERR filter is being restored by BF.LOADCHUNK";
   static constexpr const char* err_create = "ERR could not create filter";
+  // Keys that came from RedisBloom keep its layout (redisbloom_commands.hpp).
+  using redisbloom_value = rb_bloom;
+  static RedisModuleType* redisbloom_type() { return rb_bloom_type(); }
   // BF.SCANDUMP reads a negative iter as past the end; BF.LOADCHUNK replies one error for any
   // chunk it cannot take.
   static constexpr dump_replies replies = {
@@ -113,6 +119,9 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModuleString*> items,
               const bloom_shape& shape, bool create, bool array) {
   key_handle key(ctx, name, open_read | open_write);
+  if (rb_bloom* chain = redisbloom_value<rb_bloom>(key, rb_bloom_type())) {
+    return rb_bf_add(ctx, *chain, name, items, array);
+  }
   bool changed = false;
   bloom_value* v = value_to_write<bf_traits>(ctx, key, create, changed, [&](RedisModuleKey* k) {
     return create_filter(ctx, k, name, shape);
@@ -131,7 +140,7 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
       changed |= r == add_result::added;
       RedisModule_ReplyWithLongLong(ctx, r == add_result::added ? 1 : 0);
     } else {
-      RedisModule_ReplyWithError(ctx, r == add_result::full ? err_full : err_cannot_grow);
+      RedisModule_ReplyWithError(ctx, r == add_result::full ? err_bf_full : err_bf_cannot_grow);
       break;
     }
   }
@@ -144,21 +153,21 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
 // BF.ADD key item
 int bf_add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
-  return add_items(ctx, argv[1], std::span(argv + 2, 1), bloom_shape{}, true, false);
+  return add_items(ctx, argv[1], std::span(argv + 2, 1), new_key_shape, true, false);
 }
 
 // BF.MADD key item...
 int bf_madd(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 3) return RedisModule_WrongArity(ctx);
   return add_items(ctx, argv[1], std::span(argv + 2, static_cast<std::size_t>(argc - 2)),
-                   bloom_shape{}, true, true);
+                   new_key_shape, true, true);
 }
 
 // BF.INSERT key [CAPACITY c] [ERROR e] [EXPANSION n] [NOCREATE] [NONSCALING] ITEMS item...
 int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc < 4) return RedisModule_WrongArity(ctx);
-  double rate = bf_default_error_rate;
-  long long capacity = bf_default_capacity;
+  double rate = new_key_shape.error_rate;
+  long long capacity = static_cast<long long>(new_key_shape.capacity);
   long long expansion = bf_default_expansion;
   bool create = true;
   bool nonscaling = false;
@@ -208,22 +217,33 @@ int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int bf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2 && argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
-  const bloom_value* v = readable_value<bf_traits>(ctx, key);
-  if (v == nullptr) return redis_ok;
-  const bloomery::scalable_bloom_filter& f = v->filter();
   struct field {
     const char* keyword;
     const char* label;
     long long value;  // -1: nil (the expansion of a NONSCALING filter)
   };
-  const field fields[] = {
-      {"CAPACITY", "Capacity", clamp(f.current_capacity())},
-      {"SIZE", "Size", clamp(v->memory_usage())},
-      {"FILTERS", "Number of filters", clamp(f.sub_filter_count())},
-      {"ITEMS", "Number of items inserted", clamp(f.inserted())},
-      {"EXPANSION", "Expansion rate",
-       v->nonscaling() ? -1 : static_cast<long long>(f.options().growth)},
+  field fields[] = {
+      {"CAPACITY", "Capacity", 0},         {"SIZE", "Size", 0},
+      {"FILTERS", "Number of filters", 0}, {"ITEMS", "Number of items inserted", 0},
+      {"EXPANSION", "Expansion rate", -1},
   };
+  if (const rb_bloom* chain = redisbloom_value<rb_bloom>(key, rb_bloom_type())) {
+    // RedisBloom's figures, replied as it replies its unsigned counts (signed 64-bit).
+    fields[0].value = static_cast<long long>(chain->capacity());
+    fields[1].value = static_cast<long long>(chain->info_size());
+    fields[2].value = static_cast<long long>(chain->filter_count());
+    fields[3].value = static_cast<long long>(chain->items());
+    if (chain->expansion()) fields[4].value = *chain->expansion();
+  } else {
+    const bloom_value* v = readable_value<bf_traits>(ctx, key);
+    if (v == nullptr) return redis_ok;
+    const bloomery::scalable_bloom_filter& f = v->filter();
+    fields[0].value = clamp(f.current_capacity());
+    fields[1].value = clamp(v->memory_usage());
+    fields[2].value = clamp(f.sub_filter_count());
+    fields[3].value = clamp(f.inserted());
+    if (!v->nonscaling()) fields[4].value = static_cast<long long>(f.options().growth);
+  }
   const auto reply_value = [&](const field& x) {
     return x.value < 0 ? RedisModule_ReplyWithNull(ctx)
                        : RedisModule_ReplyWithLongLong(ctx, x.value);
@@ -250,6 +270,9 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
   if (key.get() == nullptr) return RedisModule_ReplyWithLongLong(ctx, 0);
+  if (const rb_bloom* chain = redisbloom_value<rb_bloom>(key, rb_bloom_type())) {
+    return RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(chain->items()));
+  }
   const bloom_value* v = readable_value<bf_traits>(ctx, key);
   if (v == nullptr) return redis_ok;
   return RedisModule_ReplyWithLongLong(ctx, clamp(v->filter().inserted()));
@@ -257,8 +280,11 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 }  // namespace
 
-bool register_bloom(RedisModuleCtx* ctx) {
-  // Nine characters, unique among modules; not RedisBloom's "MBbloom--", whose RDB values differ.
+bool register_bloom(RedisModuleCtx* ctx, double error_rate, long long capacity) {
+  new_key_shape.error_rate = error_rate;
+  new_key_shape.capacity = static_cast<std::uint64_t>(capacity);
+  // bloomery's own type for new keys (nine characters, unique among modules); RedisBloom's
+  // "MBbloom--" holds the keys that came from RedisBloom (redisbloom_types.hpp).
   bf_traits::type = dump_type_callbacks<bf_traits>::create(ctx, "bloomr-BF");
   if (bf_traits::type == nullptr) return false;
   const command_spec commands[] = {

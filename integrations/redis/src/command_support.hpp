@@ -25,6 +25,13 @@ inline constexpr const char* err_not_found = "ERR not found";
 inline constexpr const char* err_item_exists = "ERR item exists";
 inline constexpr const char* err_bad_data = "ERR received bad data";
 inline constexpr const char* err_no_memory = "ERR Insufficient memory to create filter";
+// BF adds: a NONSCALING filter at its capacity; a sub-filter that cannot be added.
+inline constexpr const char* err_bf_full = "ERR non scaling filter is full";
+inline constexpr const char* err_bf_cannot_grow = "ERR problem inserting into filter";
+// CF adds: no more sub-filters may be added; one could not be allocated; no room and EXPANSION 0.
+inline constexpr const char* err_cf_max_expansions = "Maximum expansions reached";
+inline constexpr const char* err_cf_grow_memory = "Memory allocation failure";
+inline constexpr const char* err_cf_full = "Filter is full";
 
 inline std::string_view view_of(const RedisModuleString* s) {
   std::size_t n = 0;

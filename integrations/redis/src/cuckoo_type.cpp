@@ -18,14 +18,15 @@
 #include "filter_commands.hpp"
 #include "filter_traits.hpp"
 #include "native_type.hpp"
+#include "redisbloom_commands.hpp"
+#include "redisbloom_types.hpp"
 
 namespace bloomery_redis {
 namespace {
 
 std::uint32_t new_fingerprint_bits = cf_default_fingerprint_bits;
+std::uint32_t new_max_sub_filters = cf_max_sub_filters;
 
-constexpr const char* err_full = "Maximum expansions reached";
-constexpr const char* err_grow_memory = "Memory allocation failure";
 constexpr const char* err_small_capacity = "Capacity must be at least (BucketSize * 2)";
 constexpr const char* err_unknown_argument = "Unknown argument received";
 
@@ -36,6 +37,9 @@ struct cf_traits {
   static constexpr const char* loadchunk = "CF.LOADCHUNK";
   static constexpr const char* err_restoring = "ERR filter is being restored by CF.LOADCHUNK";
   static constexpr const char* err_create = "ERR Could not create filter";
+  // Keys that came from RedisBloom keep its layout (redisbloom_commands.hpp).
+  using redisbloom_value = rb_cuckoo;
+  static RedisModuleType* redisbloom_type() { return rb_cuckoo_type(); }
   // CF.SCANDUMP and CF.LOADCHUNK check the iter first, as a position; CF.LOADCHUNK tells a bad
   // header from a bad chunk.
   static constexpr dump_replies replies = {
@@ -59,6 +63,7 @@ using add_result = cuckoo_value::add_result;
 cuckoo_value* create_filter(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
                             cuckoo_shape shape) {
   shape.fingerprint_bits = new_fingerprint_bits;
+  shape.max_sub_filters = new_max_sub_filters;
   try {
     return store_new_value<cf_traits>(
         ctx, key, name, "a CF filter's creation",
@@ -146,6 +151,9 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModuleString*> items,
               std::uint64_t capacity, bool create, bool unique, bool array) {
   key_handle key(ctx, name, open_read | open_write);
+  if (rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    return rb_cf_add(ctx, *chain, name, items, unique, array);
+  }
   bool changed = false;
   cuckoo_value* v = value_to_write<cf_traits>(ctx, key, create, changed, [&](RedisModuleKey* k) {
     cuckoo_shape shape;
@@ -166,7 +174,8 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
     } else if (array) {
       RedisModule_ReplyWithLongLong(ctx, -1);
     } else {
-      RedisModule_ReplyWithError(ctx, r == add_result::full ? err_full : err_grow_memory);
+      RedisModule_ReplyWithError(
+          ctx, r == add_result::full ? err_cf_max_expansions : err_cf_grow_memory);
     }
   }
   // Replicas and the AOF run the same command on the same state and reach the same filter.
@@ -218,6 +227,10 @@ int cf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int cf_count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
+  if (const rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    return RedisModule_ReplyWithLongLong(ctx,
+                                         static_cast<long long>(chain->count(view_of(argv[2]))));
+  }
   bool replied = false;
   const cuckoo_value* v = value_or_none<cf_traits>(ctx, key, replied);
   if (replied) return redis_ok;
@@ -229,6 +242,9 @@ int cf_count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read | open_write);
+  if (rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    return rb_cf_del(ctx, *chain, argv[2]);
+  }
   bool wrong_type = false;
   cuckoo_value* v = key.value_of<cuckoo_value>(cf_traits::type, wrong_type);
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
@@ -243,24 +259,41 @@ int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
-  const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
-  if (v == nullptr) return redis_ok;
-  const bloomery::scalable_cuckoo_filter& f = v->filter();
-  const struct {
+  struct field {
     const char* label;
     long long value;
-  } fields[] = {
-      {"Size", clamp(v->memory_usage())},
-      // RedisBloom's count is the first sub-filter's (each later one has `expansion` times more).
-      {"Number of buckets", clamp(f.sub_filter(0).buckets)},
-      {"Number of filters", clamp(f.sub_filter_count())},
-      // RedisBloom's "inserted" drops on delete: the items the filter holds.
-      {"Number of items inserted", clamp(f.approximate_count())},
-      {"Number of items deleted", clamp(f.removed())},
-      {"Bucket size", v->bucket_size()},
-      {"Expansion rate", f.expansion()},
-      {"Max iterations", f.max_kicks()},
   };
+  field fields[] = {
+      {"Size", 0},
+      {"Number of buckets", 0},
+      {"Number of filters", 0},
+      {"Number of items inserted", 0},
+      {"Number of items deleted", 0},
+      {"Bucket size", 0},
+      {"Expansion rate", 0},
+      {"Max iterations", 0},
+  };
+  if (const rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    // RedisBloom's figures, replied as it replies its unsigned counts (signed 64-bit).
+    const std::uint64_t values[] = {
+        chain->info_size(),   chain->num_buckets(), chain->num_filters(), chain->num_items(),
+        chain->num_deletes(), chain->bucket_size(), chain->expansion(),   chain->max_iterations()};
+    for (std::size_t i = 0; i < std::size(fields); ++i) {
+      fields[i].value = static_cast<long long>(values[i]);
+    }
+  } else {
+    const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
+    if (v == nullptr) return redis_ok;
+    const bloomery::scalable_cuckoo_filter& f = v->filter();
+    const long long values[] = {
+        clamp(v->memory_usage()),
+        // RedisBloom's count is the first sub-filter's (each later one has `expansion` times more).
+        clamp(f.sub_filter(0).buckets), clamp(f.sub_filter_count()),
+        // RedisBloom's "inserted" drops on delete: the items the filter holds.
+        clamp(f.approximate_count()), clamp(f.removed()), v->bucket_size(), f.expansion(),
+        f.max_kicks()};
+    for (std::size_t i = 0; i < std::size(fields); ++i) fields[i].value = values[i];
+  }
   RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * std::size(fields)));
   for (const auto& x : fields) {
     RedisModule_ReplyWithSimpleString(ctx, x.label);
@@ -271,9 +304,12 @@ int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
 
 }  // namespace
 
-bool register_cuckoo(RedisModuleCtx* ctx, std::uint32_t fingerprint_bits) {
+bool register_cuckoo(RedisModuleCtx* ctx, std::uint32_t fingerprint_bits,
+                     std::uint32_t max_sub_filters) {
   new_fingerprint_bits = fingerprint_bits;
-  // Nine characters, unique among modules; not RedisBloom's "MBbloomCF", whose RDB values differ.
+  new_max_sub_filters = max_sub_filters;
+  // bloomery's own type for new keys (nine characters, unique among modules); RedisBloom's
+  // "MBbloomCF" holds the keys that came from RedisBloom (redisbloom_types.hpp).
   cf_traits::type = dump_type_callbacks<cf_traits>::create(ctx, "bloomr-CF");
   if (cf_traits::type == nullptr) return false;
   const command_spec commands[] = {

@@ -16,7 +16,7 @@ bloomery::scalable_cuckoo_filter filter_for(const cuckoo_shape& shape, memory_ch
                                                .fingerprint_bits = shape.fingerprint_bits,
                                                .max_kicks = shape.max_iterations,
                                                .expansion = shape.expansion,
-                                               .max_sub_filters = cf_max_sub_filters,
+                                               .max_sub_filters = shape.max_sub_filters,
                                                .semi_sorted = true};
   const std::uint64_t bytes = bloomery::scalable_cuckoo_filter::plan(p).bytes;
   require_memory(check, bytes);
@@ -56,9 +56,10 @@ void cuckoo_value::check_word(std::uint32_t bucket_size) {
   }
 }
 
-bool cuckoo_value::accepts(std::uint32_t, const bloomery::scalable_cuckoo_filter& f) {
-  // Only chains this module creates: CF.INFO and the limits on growth assume RedisBloom's 32.
-  return f.max_sub_filters() == cf_max_sub_filters;
+bool cuckoo_value::accepts(std::uint32_t, const bloomery::scalable_cuckoo_filter&) {
+  // Every chain bloomery builds: its limit on sub-filters is the creating server's
+  // CF_MAX_EXPANSIONS, kept in the filter.
+  return true;
 }
 
 }  // namespace bloomery_redis

@@ -32,7 +32,7 @@ inline constexpr long long cf_default_max_iterations = 20;
 inline constexpr long long cf_max_iterations = 65535;
 inline constexpr long long cf_default_expansion = 1;
 inline constexpr long long cf_max_expansion = 32768;
-inline constexpr std::uint32_t cf_max_sub_filters = 32;
+inline constexpr std::uint32_t cf_max_sub_filters = 32;  // CF_MAX_EXPANSIONS's default
 // RedisBloom's 8-bit fingerprints; the module's load argument CF_FINGERPRINT_BITS changes it.
 inline constexpr std::uint32_t cf_default_fingerprint_bits = 8;
 
@@ -42,6 +42,7 @@ struct cuckoo_shape {
   std::uint32_t max_iterations = cf_default_max_iterations;
   std::uint32_t expansion = cf_default_expansion;  // a power of two
   std::uint32_t fingerprint_bits = cf_default_fingerprint_bits;
+  std::uint32_t max_sub_filters = cf_max_sub_filters;
 };
 
 class cuckoo_value : public dumped_value<cuckoo_value, bloomery::scalable_cuckoo_filter> {

@@ -15,6 +15,7 @@
 #include "filter_traits.hpp"
 #include "memory_guard.hpp"
 #include "redis_api.hpp"
+#include "redisbloom_commands.hpp"
 
 namespace bloomery_redis {
 
@@ -32,6 +33,11 @@ int scandump_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, say.bad_scandump_iter);
   }
   key_handle key(ctx, argv[1], open_read);
+  if (const auto* chain =
+          redisbloom_value<typename T::redisbloom_value>(key, T::redisbloom_type())) {
+    if (bad_iter) return RedisModule_ReplyWithError(ctx, say.bad_scandump_iter);
+    return rb_scandump(ctx, *chain, *iter, say.scandump_end_is_nil);
+  }
   const typename T::value* v = readable_value<T>(ctx, key);
   if (v == nullptr) return redis_ok;
   if (bad_iter) return RedisModule_ReplyWithError(ctx, say.bad_scandump_iter);
@@ -67,9 +73,20 @@ int loadchunk_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   const std::span<const std::byte> data = bytes_of(argv[3]);
   key_handle key(ctx, argv[1], open_read | open_write);
+  using rb_value = typename T::redisbloom_value;
+  if (rb_value* chain = redisbloom_value<rb_value>(key, T::redisbloom_type())) {
+    return rb_load_chunk(ctx, *chain, *iter, data, say.header_for_existing_key, say.bad_chunk);
+  }
   bool wrong_type = false;
   value* v = key.value_of<value>(T::type, wrong_type);
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  // A header chunk that is not bloomery's is RedisBloom's: the key takes RedisBloom's layout.
+  if (*iter == 1 && v == nullptr && !is_bloomery_header(data)) {
+    if (rb_load_header<rb_value>(ctx, key.get(), argv[1], T::redisbloom_type(), data)) {
+      return redis_ok;
+    }
+    return RedisModule_ReplyWithError(ctx, say.bad_header);
+  }
   if (*iter == 1) {
     if (v != nullptr) return RedisModule_ReplyWithError(ctx, say.header_for_existing_key);
     try {

@@ -13,6 +13,7 @@
 #include "filter_traits.hpp"
 #include "memory_guard.hpp"
 #include "redis_api.hpp"
+#include "redisbloom_commands.hpp"
 
 namespace bloomery_redis {
 
@@ -98,7 +99,8 @@ template <filter_traits T, class Create>
 int reserve_key(RedisModuleCtx* ctx, RedisModuleString* name, Create&& create) {
   key_handle key(ctx, name, open_read | open_write);
   bool wrong_type = false;
-  if (key.value_of<typename T::value>(T::type, wrong_type) != nullptr) {
+  if (key.value_of<typename T::value>(T::type, wrong_type) != nullptr ||
+      redisbloom_value<typename T::redisbloom_value>(key, T::redisbloom_type()) != nullptr) {
     return RedisModule_ReplyWithError(ctx, err_item_exists);
   }
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
@@ -112,11 +114,17 @@ template <filter_traits T, bool Array>
 int exists_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (Array ? argc < 3 : argc != 3) return RedisModule_WrongArity(ctx);
   key_handle key(ctx, argv[1], open_read);
-  bool replied = false;
-  const typename T::value* v = value_or_none<T>(ctx, key, replied);
-  if (replied) return redis_ok;
   const std::size_t n = static_cast<std::size_t>(argc - 2);
   std::vector<char> found(n, 0);
+  bool replied = false;
+  const typename T::value* v = nullptr;
+  if (const auto* chain =
+          redisbloom_value<typename T::redisbloom_value>(key, T::redisbloom_type())) {
+    for (std::size_t i = 0; i < n; ++i) found[i] = chain->may_contain(view_of(argv[2 + i]));
+  } else {
+    v = value_or_none<T>(ctx, key, replied);
+    if (replied) return redis_ok;
+  }
   if (v != nullptr) {
     std::vector<std::string_view> items(n);
     for (std::size_t i = 0; i < n; ++i) items[i] = view_of(argv[2 + i]);

@@ -1,7 +1,6 @@
 // What the code every filter type shares (native_type.hpp, filter_commands.hpp,
 // dump_commands.hpp) asks of a type: a traits struct naming its value, its Redis type and the
-// words of its replies. A type with another dump layout (RedisBloom's own, say) plugs in as one
-// more traits struct whose value writes and reads that layout.
+// words of its replies.
 #pragma once
 
 #include <concepts>
@@ -36,7 +35,9 @@ struct dump_replies {
   const char* bad_chunk;
 };
 
-// `value`: a key's value, its filter or the restore of its dump in progress; `type`: the Redis
+// `value`: a key's value, its filter or the restore of its dump in progress; `redisbloom_value`
+// and `redisbloom_type()`: the RedisBloom layout and type of the same family, which keys that
+// came from RedisBloom keep (redisbloom_types.hpp); `type`: the Redis
 // type, set when it is created; `label` ("BF") for log lines; `loadchunk` ("BF.LOADCHUNK") for
 // the AOF; `err_restoring` for a command on a key being restored; `err_create` when the server
 // does not take a new value; `replies`: SCANDUMP's and LOADCHUNK's.
@@ -49,6 +50,8 @@ concept filter_traits = requires(const typename T::value& v, typename T::value& 
   { T::err_restoring } -> std::convertible_to<const char*>;
   { T::err_create } -> std::convertible_to<const char*>;
   { T::replies } -> std::convertible_to<const dump_replies&>;
+  { T::redisbloom_type() } -> std::convertible_to<RedisModuleType*>;
+  typename T::redisbloom_value;
   { v.complete() } -> std::same_as<bool>;
   { v.dump_header() } -> std::same_as<std::vector<std::byte>>;
   { v.dump_payload() } -> std::same_as<std::span<const std::byte>>;

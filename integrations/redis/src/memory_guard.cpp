@@ -106,6 +106,12 @@ bool admits(std::uint64_t bytes) {
   return static_cast<double>(bytes) <= static_cast<double>(available) * (1.0 - headroom);
 }
 
+std::uint64_t admissible_bytes(memory_check check) {
+  const std::uint64_t available = available_memory_bytes();
+  if (check == memory_check::none || available == unknown) return unknown;
+  return static_cast<std::uint64_t>(static_cast<double>(available) * (1.0 - headroom));
+}
+
 void require_memory(memory_check check, std::uint64_t bytes) {
   if (!may_allocate(check, bytes)) {
     throw bloomery::allocation_error(bytes, "a filter (more than the memory available)");

@@ -35,6 +35,10 @@ inline bool may_allocate(memory_check check, std::uint64_t bytes) {
   return check == memory_check::none || admits(bytes);
 }
 
+// The most bytes `check` lets a new filter have (UINT64_MAX when it does not judge): the bound a
+// foreign value's parser checks each size against before it allocates.
+std::uint64_t admissible_bytes(memory_check check);
+
 // A new filter's storage, checked before it is built: throws bloomery::allocation_error (a
 // std::bad_alloc) unless `check` lets `bytes` be had.
 void require_memory(memory_check check, std::uint64_t bytes);

@@ -2,15 +2,18 @@
 // (docs/redis.md).
 #include <bloomery/version.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
 #include "bloom_type.hpp"
+#include "bloom_value.hpp"
 #include "command_support.hpp"
 #include "cuckoo_type.hpp"
 #include "cuckoo_value.hpp"
 #include "memory_guard.hpp"
 #include "redis_api.hpp"
+#include "redisbloom_types.hpp"
 
 using namespace bloomery_redis;
 
@@ -18,21 +21,50 @@ namespace {
 
 // bloomery's range of fingerprint widths.
 constexpr long long min_fingerprint_bits = 4, max_fingerprint_bits = 16;
+// bloomery's cuckoo chains hold at most 64 sub-filters; RedisBloom's at most 65535.
+constexpr long long max_bloomery_sub_filters = 64;
 
 struct load_options {
   std::uint32_t cf_fingerprint_bits = cf_default_fingerprint_bits;
   double memory_headroom = default_memory_headroom;
+  double error_rate = bf_default_error_rate;
+  long long initial_size = bf_default_capacity;
+  long long cf_max_expansions = cf_max_sub_filters;
 };
 
-// The load arguments, name/value pairs: `CF_FINGERPRINT_BITS n` (n in 4..16) and
-// `MEMORY_HEADROOM f` (f in 0..0.9). Anything else is logged and fails the load, so a typo in
-// redis.conf is not silently ignored.
+// The load arguments, name/value pairs: bloomery's `CF_FINGERPRINT_BITS n` (n in 4..16) and
+// `MEMORY_HEADROOM f` (f in 0..0.9), and RedisBloom's `ERROR_RATE e` and `INITIAL_SIZE n` (the
+// shape of the BF keys BF.ADD, BF.MADD and BF.INSERT create) and `CF_MAX_EXPANSIONS n` (the
+// number of sub-filters at which a CF add is refused). Anything else is logged and fails the
+// load, so a typo in redis.conf is not silently ignored.
 std::optional<load_options> parse_load_arguments(RedisModuleCtx* ctx, RedisModuleString** argv,
                                                  int argc) {
   load_options o;
   for (int i = 0; i < argc; i += 2) {
     RedisModuleString* value = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (is_keyword(argv[i], "CF_FINGERPRINT_BITS")) {
+    if (is_keyword(argv[i], "ERROR_RATE")) {
+      const std::optional<double> e = value ? to_double(value) : std::nullopt;
+      if (!e || !(*e > 0 && *e < 1)) {
+        RedisModule_Log(ctx, "warning", "bloomery-redis: ERROR_RATE must be a number in (0, 1)");
+        return std::nullopt;
+      }
+      o.error_rate = *e;
+    } else if (is_keyword(argv[i], "INITIAL_SIZE")) {
+      const std::optional<long long> n = value ? to_integer(value) : std::nullopt;
+      if (!n || *n < 1) {
+        RedisModule_Log(ctx, "warning", "bloomery-redis: INITIAL_SIZE must be an integer >= 1");
+        return std::nullopt;
+      }
+      o.initial_size = *n;
+    } else if (is_keyword(argv[i], "CF_MAX_EXPANSIONS")) {
+      const std::optional<long long> n = value ? to_integer(value) : std::nullopt;
+      if (!n || *n < 1 || *n > static_cast<long long>(rb_cuckoo::max_filters)) {
+        RedisModule_Log(ctx, "warning",
+                        "bloomery-redis: CF_MAX_EXPANSIONS must be an integer from 1 to 65535");
+        return std::nullopt;
+      }
+      o.cf_max_expansions = *n;
+    } else if (is_keyword(argv[i], "CF_FINGERPRINT_BITS")) {
       const std::optional<long long> bits = value ? to_integer(value) : std::nullopt;
       if (!bits || *bits < min_fingerprint_bits || *bits > max_fingerprint_bits) {
         RedisModule_Log(ctx, "warning",
@@ -52,7 +84,8 @@ std::optional<load_options> parse_load_arguments(RedisModuleCtx* ctx, RedisModul
     } else {
       RedisModule_Log(ctx, "warning",
                       "bloomery-redis: unknown load argument '%s' (the module takes "
-                      "CF_FINGERPRINT_BITS n and MEMORY_HEADROOM f)",
+                      "ERROR_RATE e, INITIAL_SIZE n, CF_MAX_EXPANSIONS n, CF_FINGERPRINT_BITS n "
+                      "and MEMORY_HEADROOM f)",
                       RedisModule_StringPtrLen(argv[i], nullptr));
       return std::nullopt;
     }
@@ -71,6 +104,14 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   const std::optional<load_options> options = parse_load_arguments(ctx, argv, argc);
   if (!options) return redis_err;
   set_memory_headroom(options->memory_headroom);
-  return register_bloom(ctx) && register_cuckoo(ctx, options->cf_fingerprint_bits) ? redis_ok
-                                                                                   : redis_err;
+  set_rb_cuckoo_max_expansions(static_cast<unsigned>(options->cf_max_expansions));
+  // The rdb_load callbacks check every read (RedisModule_IsIOError): a damaged value is refused.
+  RedisModule_SetModuleOptions(ctx, options_handle_io_errors);
+  const auto bloomery_sub_filters =
+      static_cast<std::uint32_t>(std::min(options->cf_max_expansions, max_bloomery_sub_filters));
+  return register_bloom(ctx, options->error_rate, options->initial_size) &&
+                 register_cuckoo(ctx, options->cf_fingerprint_bits, bloomery_sub_filters) &&
+                 register_redisbloom_types(ctx)
+             ? redis_ok
+             : redis_err;
 }

@@ -68,13 +68,16 @@ struct dump_type_callbacks {
     if (encoding == 1) {
       redis_buffer piece;
       piece.data = RedisModule_LoadStringBuffer(io, &piece.size);
+      if (RedisModule_IsIOError(io)) return false;
       return piece.size == 0 || load_piece(0, piece);
     }
     const std::uint64_t length = RedisModule_LoadUnsigned(io);
+    if (RedisModule_IsIOError(io)) return false;
     for (std::uint64_t offset = 0; offset < length;) {
       redis_buffer piece;
       piece.data = RedisModule_LoadStringBuffer(io, &piece.size);
-      if (piece.size == 0 || piece.size > length - offset || !load_piece(offset, piece)) {
+      if (RedisModule_IsIOError(io) || piece.size == 0 || piece.size > length - offset ||
+          !load_piece(offset, piece)) {
         return false;
       }
       offset += piece.size;
@@ -91,6 +94,11 @@ struct dump_type_callbacks {
     const bool complete = RedisModule_LoadUnsigned(io) == 1;
     redis_buffer header;
     header.data = RedisModule_LoadStringBuffer(io, &header.size);
+    if (RedisModule_IsIOError(io)) {
+      RedisModule_LogIOError(
+          io, "warning", "bloomery-redis: cannot load a %s value: it is cut short", Traits::label);
+      return nullptr;
+    }
     // RESTORE from a client is admitted like any new filter; an RDB load or a replica's is not.
     const memory_check check = memory_check_for(RedisModule_GetContextFromIO(io));
     const char* why = "the dump is damaged";

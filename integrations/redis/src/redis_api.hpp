@@ -36,6 +36,10 @@ inline constexpr int ctx_flags_replicated = 1 << 12;
 inline constexpr int ctx_flags_loading = 1 << 13;
 // Array length given later with RedisModule_ReplySetArrayLength.
 inline constexpr long postponed_length = -1;
+// RedisModule_SetModuleOptions: the module's rdb_load callbacks check RedisModule_IsIOError, so a
+// short or mistyped RDB value (a hostile RESTORE payload) fails the load instead of stopping the
+// server.
+inline constexpr int options_handle_io_errors = 1 << 0;
 
 using command_fn = int (*)(RedisModuleCtx*, RedisModuleString**, int);
 using rdb_load_fn = void* (*)(RedisModuleIO*, int encoding_version);
@@ -100,6 +104,10 @@ struct type_methods {
   X(void, FreeThreadSafeContext, (RedisModuleCtx*))                                            \
   X(void, SaveUnsigned, (RedisModuleIO*, std::uint64_t))                                       \
   X(std::uint64_t, LoadUnsigned, (RedisModuleIO*))                                             \
+  X(void, SaveDouble, (RedisModuleIO*, double))                                                \
+  X(double, LoadDouble, (RedisModuleIO*))                                                      \
+  X(int, IsIOError, (RedisModuleIO*))                                                          \
+  X(void, SetModuleOptions, (RedisModuleCtx*, int options))                                    \
   X(void, SaveStringBuffer, (RedisModuleIO*, const char* bytes, std::size_t length))           \
   X(char*, LoadStringBuffer, (RedisModuleIO*, std::size_t * length))                           \
   X(void, EmitAOF, (RedisModuleIO*, const char* command, const char* format, ...))             \

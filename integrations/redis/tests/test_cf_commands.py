@@ -8,7 +8,8 @@ import subprocess
 import pytest
 
 from conftest import MODULE, SERVER, _server_limits, free_port
-from redis_helpers import WRONGTYPE, arity, error_of, info, items, loadchunks, scandump
+from redis_helpers import (WRONGTYPE, arity, error_of, info, items, loadchunks,
+                           reply_or_error, scandump)
 
 SMALL = "Capacity must be at least (BucketSize * 2)"
 INFO_FIELDS = ["Size", "Number of buckets", "Number of filters", "Number of items inserted",
@@ -550,7 +551,12 @@ def test_fingerprint_bits_argument_is_a_whole_keyword_in_any_case(make_server):
     (["CF_FINGERPRINT_BITS", "x"], "CF_FINGERPRINT_BITS must be an integer from 4 to 16"),
     (["CF_FINGERPRINT_BITS"], "CF_FINGERPRINT_BITS must be an integer from 4 to 16"),
     (["CF_FINGERPRINT_BIT", "8"], "unknown load argument 'CF_FINGERPRINT_BIT'"),
-    (["INITIAL_SIZE", "100"], "unknown load argument 'INITIAL_SIZE'"),
+    (["INITIAL_SIZES", "100"], "unknown load argument 'INITIAL_SIZES'"),
+    (["INITIAL_SIZE", "0"], "INITIAL_SIZE must be an integer >= 1"),
+    (["ERROR_RATE", "1"], "ERROR_RATE must be a number in (0, 1)"),
+    (["ERROR_RATE", "x"], "ERROR_RATE must be a number in (0, 1)"),
+    (["CF_MAX_EXPANSIONS", "0"], "CF_MAX_EXPANSIONS must be an integer from 1 to 65535"),
+    (["CF_MAX_EXPANSIONS", "65536"], "CF_MAX_EXPANSIONS must be an integer from 1 to 65535"),
 ])
 def test_a_bad_load_argument_fails_the_load(tmp_path, args, logged):
     proc = subprocess.run(
@@ -561,3 +567,24 @@ def test_a_bad_load_argument_fails_the_load(tmp_path, args, logged):
     assert proc.returncode != 0
     assert logged in out
     assert "Module not loaded" in out
+
+
+def test_redisbloom_load_arguments_keep_their_meaning(make_server):
+    """RedisBloom's ERROR_RATE and INITIAL_SIZE shape the BF keys BF.ADD, BF.MADD and BF.INSERT
+    create; CF_MAX_EXPANSIONS is the number of sub-filters at which CF adds are refused."""
+    c = make_server(module_args=["INITIAL_SIZE", "400", "ERROR_RATE", "0.001",
+                                 "CF_MAX_EXPANSIONS", "2"]).client()
+    c.execute_command("BF.ADD", "added", "x")
+    c.execute_command("BF.INSERT", "inserted", "ITEMS", "x")
+    # The same filter as BF.RESERVE of that rate and capacity on a server without the arguments.
+    default = make_server().client()
+    default.execute_command("BF.RESERVE", "reserved", 0.001, 400)
+    default.execute_command("BF.ADD", "reserved", "x")
+    for key in ("added", "inserted"):
+        assert info(c, key) == info(default, "reserved")
+    # Two sub-filters at most: the third growth is refused.
+    c.execute_command("CF.RESERVE", "cf", 4, "BUCKETSIZE", 1, "MAXITERATIONS", 1)
+    replies = [reply_or_error(c, "CF.ADD", "cf", f"i{i}") for i in range(200)]
+    assert replies.count(1) < 200
+    assert "Maximum expansions reached" in replies
+    assert info(c, "cf")["Number of filters"] == 2

@@ -1,0 +1,101 @@
+#include "redisbloom_commands.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace bloomery_redis {
+namespace {
+
+// The most bytes a growth may add now: a client's add is admitted like a new filter (the value's
+// memory plus the new part), a master's or the AOF's is not judged.
+std::uint64_t growth_allowance(memory_check check, std::uint64_t held) {
+  const std::uint64_t bound = admissible_bytes(check);
+  return bound > held ? bound - held : 0;
+}
+
+}  // namespace
+
+int rb_bf_add(RedisModuleCtx* ctx, rb_bloom& chain, RedisModuleString* name,
+              std::span<RedisModuleString*> items, bool array) {
+  using result = rb_bloom::add_result;
+  const memory_check check = memory_check_for(ctx);
+  if (array) RedisModule_ReplyWithArray(ctx, postponed_length);
+  long replies = 0;
+  bool changed = false;
+  for (RedisModuleString* item : items) {
+    ++replies;
+    const std::string_view bytes = view_of(item);
+    // The next link's memory is known before the add: refuse it here rather than have it fail.
+    const std::optional<std::uint64_t> next = chain.next_link_bytes();
+    std::optional<result> r;
+    if (next && *next > growth_allowance(check, chain.bytes_held())) {
+      if (chain.may_contain(bytes)) {
+        r = result::exists;
+      } else if (check == memory_check::none) {
+        cannot_follow_master(ctx, "a RedisBloom BF filter's growth", name);
+      }
+    } else {
+      try {
+        r = chain.add(bytes);
+      } catch (const std::bad_alloc&) {
+        if (check == memory_check::none) {
+          cannot_follow_master(ctx, "a RedisBloom BF filter's growth", name);
+        }
+      }
+    }
+    if (!r) {
+      RedisModule_ReplyWithError(ctx, err_bf_cannot_grow);
+      break;
+    }
+    if (*r == result::full) {
+      RedisModule_ReplyWithError(ctx, err_bf_full);
+      break;
+    }
+    changed |= *r == result::added;
+    // RedisBloom replies 1 when its sizing refused the new link, though nothing was stored.
+    RedisModule_ReplyWithLongLong(ctx, *r == result::exists ? 0 : 1);
+  }
+  if (array) RedisModule_ReplySetArrayLength(ctx, replies);
+  if (changed) RedisModule_ReplicateVerbatim(ctx);
+  return redis_ok;
+}
+
+int rb_cf_add(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* name,
+              std::span<RedisModuleString*> items, bool unique, bool array) {
+  using result = rb_cuckoo::add_result;
+  // RedisBloom refuses the whole command once the filter has CF_MAX_EXPANSIONS sub-filters.
+  if (chain.at_max_expansions(rb_cuckoo_max_expansions())) {
+    return RedisModule_ReplyWithError(ctx, err_cf_max_expansions);
+  }
+  const memory_check check = memory_check_for(ctx);
+  if (array) RedisModule_ReplyWithArray(ctx, static_cast<long>(items.size()));
+  bool changed = false;
+  for (RedisModuleString* item : items) {
+    const std::string_view bytes = view_of(item);
+    const std::uint64_t allowance = growth_allowance(check, chain.bytes_held());
+    const result r = unique ? chain.add_unique(bytes, allowance) : chain.add(bytes, allowance);
+    if (r == result::allocation_failed && check == memory_check::none &&
+        chain.next_sub_filter_bytes()) {
+      // The master had this memory; a replica without it would answer from another filter.
+      cannot_follow_master(ctx, "a RedisBloom CF filter's growth", name);
+    }
+    changed |= r == result::added;
+    if (r == result::added || r == result::exists) {
+      RedisModule_ReplyWithLongLong(ctx, r == result::added ? 1 : 0);
+    } else if (array) {
+      RedisModule_ReplyWithLongLong(ctx, -1);
+    } else {
+      RedisModule_ReplyWithError(ctx, r == result::full ? err_cf_full : err_cf_grow_memory);
+    }
+  }
+  if (changed) RedisModule_ReplicateVerbatim(ctx);
+  return redis_ok;
+}
+
+int rb_cf_del(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* item) {
+  if (!chain.remove(view_of(item))) return RedisModule_ReplyWithLongLong(ctx, 0);
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithLongLong(ctx, 1);
+}
+
+}  // namespace bloomery_redis

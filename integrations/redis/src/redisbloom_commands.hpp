@@ -1,0 +1,116 @@
+// What the BF.* and CF.* commands do on a key of RedisBloom's own types (redisbloom_types.hpp):
+// RedisBloom 2.4's behaviour and replies, computed by the library's RedisBloom layouts. The
+// commands (bloom_type.cpp, cuckoo_type.cpp, filter_commands.hpp, dump_commands.hpp) parse their
+// arguments once and come here when the key holds such a value.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+
+#include "command_support.hpp"
+#include "memory_guard.hpp"
+#include "redis_api.hpp"
+#include "redisbloom_types.hpp"
+
+namespace bloomery_redis {
+
+// The value at `key` when it is of the RedisBloom type `type`, else null.
+template <class Chain>
+Chain* redisbloom_value(const key_handle& key, RedisModuleType* type) {
+  if (key.get() == nullptr || RedisModule_KeyType(key.get()) != keytype_module ||
+      RedisModule_ModuleTypeGetType(key.get()) != type) {
+    return nullptr;
+  }
+  return static_cast<Chain*>(RedisModule_ModuleTypeGetValue(key.get()));
+}
+
+// BF.ADD / BF.MADD / BF.INSERT's items on an existing key; `array` for the latter two.
+int rb_bf_add(RedisModuleCtx* ctx, rb_bloom& chain, RedisModuleString* name,
+              std::span<RedisModuleString*> items, bool array);
+// CF.ADD / CF.ADDNX (one item) and CF.INSERT / CF.INSERTNX (`array`) on an existing key.
+int rb_cf_add(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* name,
+              std::span<RedisModuleString*> items, bool unique, bool array);
+// CF.DEL of `item` on an existing key.
+int rb_cf_del(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* item);
+
+// SCANDUMP at `iter` (parsed, as the command's checks allow it): RedisBloom's header at 0 and its
+// chunks after, a negative iter as past the end; the end is [0, nil] or [0, ""].
+template <class Chain>
+int rb_scandump(RedisModuleCtx* ctx, const Chain& chain, long long iter, bool end_is_nil) {
+  std::optional<typename Chain::chunk> chunk;
+  if (iter == 0) {
+    bool refused = false;
+    if constexpr (requires { chain.scandump_refused(); }) refused = chain.scandump_refused();
+    if (!refused) {
+      const std::vector<std::byte> header = chain.scandump_header();
+      RedisModule_ReplyWithArray(ctx, 2);
+      RedisModule_ReplyWithLongLong(ctx, 1);
+      return reply_bytes(ctx, header);
+    }
+  } else if (iter > 0) {
+    chunk = chain.scandump_chunk(static_cast<std::uint64_t>(iter));
+  }
+  RedisModule_ReplyWithArray(ctx, 2);
+  if (!chunk) {
+    RedisModule_ReplyWithLongLong(ctx, 0);
+    return end_is_nil ? RedisModule_ReplyWithNull(ctx)
+                      : RedisModule_ReplyWithStringBuffer(ctx, "", 0);
+  }
+  RedisModule_ReplyWithLongLong(ctx, static_cast<long long>(chunk->next_iter));
+  return reply_bytes(ctx, chunk->bytes);
+}
+
+// Whether a LOADCHUNK header chunk is one of bloomery's own dumps (dump.hpp's magic "BLMRY-BF" /
+// "BLMRY-CF") rather than RedisBloom's, whose headers start with a little-endian item count.
+inline bool is_bloomery_header(std::span<const std::byte> data) {
+  return data.size() >= 6 && std::memcmp(data.data(), "BLMRY-", 6) == 0;
+}
+
+// LOADCHUNK key 1 <RedisBloom header> on a missing key: the key gets RedisBloom's layout with
+// empty arrays, the data to follow. False when the header is refused (then nothing is stored and
+// nothing replied); true after replying.
+template <class Chain>
+bool rb_load_header(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                    RedisModuleType* type, std::span<const std::byte> header) {
+  const memory_check check = memory_check_for(ctx);
+  std::unique_ptr<Chain> chain;
+  try {
+    chain = std::make_unique<Chain>(Chain::from_scandump_header(header, admissible_bytes(check)));
+  } catch (const std::bad_alloc&) {
+    if (check == memory_check::none) cannot_follow_master(ctx, "a LOADCHUNK header", name);
+    RedisModule_ReplyWithError(ctx, err_no_memory);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (RedisModule_ModuleTypeSetValue(key, type, chain.get()) != redis_ok) {
+    RedisModule_ReplyWithError(ctx, "ERR could not create filter");
+    return true;
+  }
+  chain.release();
+  // Unlike RedisBloom 2.4, LOADCHUNK reaches the replicas and the AOF.
+  RedisModule_ReplicateVerbatim(ctx);
+  RedisModule_ReplyWithSimpleString(ctx, "OK");
+  return true;
+}
+
+// LOADCHUNK key iter <data> on a key of RedisBloom's layout: a data chunk copied in place, as
+// RedisBloom does (the key answers throughout); a header for an existing key is refused.
+template <class Chain>
+int rb_load_chunk(RedisModuleCtx* ctx, Chain& chain, long long iter,
+                  std::span<const std::byte> data, const char* header_for_existing_key,
+                  const char* bad_chunk) {
+  if (iter == 1) return RedisModule_ReplyWithError(ctx, header_for_existing_key);
+  if (!chain.load_chunk(static_cast<std::uint64_t>(iter), data)) {
+    return RedisModule_ReplyWithError(ctx, bad_chunk);
+  }
+  RedisModule_ReplicateVerbatim(ctx);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+}  // namespace bloomery_redis
