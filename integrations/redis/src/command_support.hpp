@@ -33,6 +33,19 @@ inline constexpr const char* err_cf_max_expansions = "Maximum expansions reached
 inline constexpr const char* err_cf_grow_memory = "Memory allocation failure";
 inline constexpr const char* err_cf_full = "Filter is full";
 
+// One CF add's reply: 1 (stored), 0 (not stored: may be present), or for an item that did not
+// fit, -1 in CF.INSERT's array and `error` for CF.ADD.
+inline void reply_cf_add(RedisModuleCtx* ctx, bool stored, bool present, bool array,
+                         const char* error) {
+  if (stored || present) {
+    RedisModule_ReplyWithLongLong(ctx, stored ? 1 : 0);
+  } else if (array) {
+    RedisModule_ReplyWithLongLong(ctx, -1);
+  } else {
+    RedisModule_ReplyWithError(ctx, error);
+  }
+}
+
 inline std::string_view view_of(const RedisModuleString* s) {
   std::size_t n = 0;
   const char* p = RedisModule_StringPtrLen(s, &n);

@@ -169,14 +169,8 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
       cannot_follow_master(ctx, "a CF filter's growth", name);
     }
     changed |= r == add_result::added;
-    if (r == add_result::added || r == add_result::present) {
-      RedisModule_ReplyWithLongLong(ctx, r == add_result::added ? 1 : 0);
-    } else if (array) {
-      RedisModule_ReplyWithLongLong(ctx, -1);
-    } else {
-      RedisModule_ReplyWithError(
-          ctx, r == add_result::full ? err_cf_max_expansions : err_cf_grow_memory);
-    }
+    reply_cf_add(ctx, r == add_result::added, r == add_result::present, array,
+                 r == add_result::full ? err_cf_max_expansions : err_cf_grow_memory);
   }
   // Replicas and the AOF run the same command on the same state and reach the same filter.
   if (changed) RedisModule_ReplicateVerbatim(ctx);

@@ -145,14 +145,8 @@ struct dump_type_callbacks {
 
   // Creates the type named `name` (nine characters, unique among modules).
   static RedisModuleType* create(RedisModuleCtx* ctx, const char* name) {
-    static type_methods methods;
-    methods.rdb_load = rdb_load;
-    methods.rdb_save = rdb_save;
-    methods.aof_rewrite = aof_rewrite;
-    methods.mem_usage = mem_usage;
-    methods.free = free_value;
-    methods.copy = copy_value;
-    return RedisModule_CreateDataType(ctx, name, rdb_encoding, &methods);
+    return create_data_type(ctx, name, rdb_encoding,
+                            {rdb_load, rdb_save, aof_rewrite, mem_usage, free_value, copy_value});
   }
 };
 

@@ -19,4 +19,16 @@ bool init_module_api(RedisModuleCtx* ctx, const char* name, int version) {
   return true;
 }
 
+RedisModuleType* create_data_type(RedisModuleCtx* ctx, const char* name, int encoding,
+                                  const value_callbacks& c) {
+  type_methods methods;
+  methods.rdb_load = c.rdb_load;
+  methods.rdb_save = c.rdb_save;
+  methods.aof_rewrite = c.aof_rewrite;
+  methods.mem_usage = c.mem_usage;
+  methods.free = c.free;
+  methods.copy = c.copy;
+  return RedisModule_CreateDataType(ctx, name, encoding, &methods);
+}
+
 }  // namespace bloomery_redis

@@ -69,6 +69,16 @@ struct type_methods {
   void* defrag = nullptr;
 };
 
+// The callbacks a value type of this module has (the server copies them when it creates the type).
+struct value_callbacks {
+  rdb_load_fn rdb_load;
+  rdb_save_fn rdb_save;
+  aof_rewrite_fn aof_rewrite;
+  mem_usage_fn mem_usage;
+  free_fn free;
+  copy_fn copy;
+};
+
 // X(return type, name without the RedisModule_ prefix, parameter list) for every function used.
 #define BLOOMERY_REDIS_API(X)                                                                  \
   X(void, SetModuleAttribs, (RedisModuleCtx*, const char* name, int version, int api_version)) \
@@ -123,5 +133,10 @@ BLOOMERY_REDIS_API(BLOOMERY_REDIS_DECLARE)
 // as the first field of the context it passes to RedisModule_OnLoad) and registers the module's
 // name. Returns false, having logged nothing it cannot, if the server lacks any of them.
 bool init_module_api(RedisModuleCtx* ctx, const char* name, int version);
+
+// Creates the data type `name` (nine characters, unique among modules) of encoding version
+// `encoding`; null when the server refuses it.
+RedisModuleType* create_data_type(RedisModuleCtx* ctx, const char* name, int encoding,
+                                  const value_callbacks& callbacks);
 
 }  // namespace bloomery_redis

@@ -80,13 +80,8 @@ int rb_cf_add(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* name,
       cannot_follow_master(ctx, "a RedisBloom CF filter's growth", name);
     }
     changed |= r == result::added;
-    if (r == result::added || r == result::exists) {
-      RedisModule_ReplyWithLongLong(ctx, r == result::added ? 1 : 0);
-    } else if (array) {
-      RedisModule_ReplyWithLongLong(ctx, -1);
-    } else {
-      RedisModule_ReplyWithError(ctx, r == result::full ? err_cf_full : err_cf_grow_memory);
-    }
+    reply_cf_add(ctx, r == result::added, r == result::exists, array,
+                 r == result::full ? err_cf_full : err_cf_grow_memory);
   }
   if (changed) RedisModule_ReplicateVerbatim(ctx);
   return redis_ok;

@@ -138,15 +138,8 @@ struct callbacks {
   }
 
   static RedisModuleType* create(RedisModuleCtx* ctx) {
-    static type_methods methods;
-    methods.rdb_load = rdb_load;
-    methods.rdb_save = rdb_save;
-    methods.aof_rewrite = aof_rewrite;
-    methods.mem_usage = mem_usage;
-    methods.free = free_value;
-    methods.copy = copy_value;
-    return RedisModule_CreateDataType(ctx, std::string(Chain::redis_type_name).c_str(),
-                                      Chain::rdb_encoding, &methods);
+    return create_data_type(ctx, std::string(Chain::redis_type_name).c_str(), Chain::rdb_encoding,
+                            {rdb_load, rdb_save, aof_rewrite, mem_usage, free_value, copy_value});
   }
 };
 
@@ -175,11 +168,9 @@ void never_freed(void*) {}
 
 template <std::size_t I>
 bool register_absent(RedisModuleCtx* ctx) {
-  static type_methods methods;
-  methods.rdb_load = refuse_absent<I>;
-  methods.rdb_save = never_saved;
-  methods.free = never_freed;
-  return RedisModule_CreateDataType(ctx, absent_types[I].name, 0, &methods) != nullptr;
+  return create_data_type(
+             ctx, absent_types[I].name, 0,
+             {refuse_absent<I>, never_saved, nullptr, nullptr, never_freed, nullptr}) != nullptr;
 }
 
 }  // namespace
