@@ -82,10 +82,8 @@ int loadchunk_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
   // A header chunk that is not bloomery's is RedisBloom's: the key takes RedisBloom's layout.
   if (*iter == 1 && v == nullptr && !is_bloomery_header(data)) {
-    if (rb_load_header<rb_value>(ctx, key.get(), argv[1], T::redisbloom_type(), data)) {
-      return redis_ok;
-    }
-    return RedisModule_ReplyWithError(ctx, say.bad_header);
+    return rb_load_header<rb_value>(ctx, key.get(), argv[1], T::redisbloom_type(), data,
+                                    say.bad_header);
   }
   if (*iter == 1) {
     if (v != nullptr) return RedisModule_ReplyWithError(ctx, say.header_for_existing_key);

@@ -11,6 +11,8 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <type_traits>
+#include <vector>
 
 #include "command_support.hpp"
 #include "memory_guard.hpp"
@@ -72,31 +74,45 @@ inline bool is_bloomery_header(std::span<const std::byte> data) {
 }
 
 // LOADCHUNK key 1 <RedisBloom header> on a missing key: the key gets RedisBloom's layout with
-// empty arrays, the data to follow. False when the header is refused (then nothing is stored and
-// nothing replied); true after replying.
+// empty arrays, the data to follow. A refused header stores nothing and replies RedisBloom's
+// error: `bad_header`, or for CF a header of the right length that describes no filter
+// "Couldn't create filter!".
 template <class Chain>
-bool rb_load_header(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
-                    RedisModuleType* type, std::span<const std::byte> header) {
+int rb_load_header(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                   RedisModuleType* type, std::span<const std::byte> header,
+                   const char* bad_header) {
   const memory_check check = memory_check_for(ctx);
   std::unique_ptr<Chain> chain;
   try {
     chain = std::make_unique<Chain>(Chain::from_scandump_header(header, admissible_bytes(check)));
   } catch (const std::bad_alloc&) {
     if (check == memory_check::none) cannot_follow_master(ctx, "a LOADCHUNK header", name);
-    RedisModule_ReplyWithError(ctx, err_no_memory);
-    return true;
+    return RedisModule_ReplyWithError(ctx, err_no_memory);
   } catch (const std::exception&) {
-    return false;
+    if constexpr (std::is_same_v<Chain, rb_cuckoo>) {
+      if (header.size() == rb_cuckoo::scandump_header_bytes) {
+        return RedisModule_ReplyWithError(ctx, "Couldn't create filter!");
+      }
+    }
+    return RedisModule_ReplyWithError(ctx, bad_header);
   }
   if (RedisModule_ModuleTypeSetValue(key, type, chain.get()) != redis_ok) {
-    RedisModule_ReplyWithError(ctx, "ERR could not create filter");
-    return true;
+    return RedisModule_ReplyWithError(ctx, "ERR could not create filter");
   }
   chain.release();
   // Unlike RedisBloom 2.4, LOADCHUNK reaches the replicas and the AOF.
   RedisModule_ReplicateVerbatim(ctx);
-  RedisModule_ReplyWithSimpleString(ctx, "OK");
-  return true;
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
+}
+
+// Why BF.LOADCHUNK refuses a data chunk, in RedisBloom's words: no iterator it can use, an offset
+// no link holds, or a chunk running past its link.
+inline const char* rb_bloom_chunk_error(const rb_bloom& chain, long long iter, std::size_t len) {
+  if (iter <= 0 || static_cast<std::uint64_t>(iter) < len) return err_bad_data;
+  if (!chain.scandump_chunk(static_cast<std::uint64_t>(iter) - len)) {
+    return "ERR invalid offset - no link found";
+  }
+  return "ERR invalid chunk - Too big for current filter";
 }
 
 // LOADCHUNK key iter <data> on a key of RedisBloom's layout: a data chunk copied in place, as
@@ -107,6 +123,9 @@ int rb_load_chunk(RedisModuleCtx* ctx, Chain& chain, long long iter,
                   const char* bad_chunk) {
   if (iter == 1) return RedisModule_ReplyWithError(ctx, header_for_existing_key);
   if (!chain.load_chunk(static_cast<std::uint64_t>(iter), data)) {
+    if constexpr (std::is_same_v<Chain, rb_bloom>) {
+      bad_chunk = rb_bloom_chunk_error(chain, iter, data.size());
+    }
     return RedisModule_ReplyWithError(ctx, bad_chunk);
   }
   RedisModule_ReplicateVerbatim(ctx);

@@ -1,9 +1,9 @@
 """RedisBloom 2.4's own data loads into the module and then answers exactly as RedisBloom did.
 
 The golden data (tests/data/redisbloom-golden, written by the real RedisBloom 2.4.23 on Redis
-7.0.15: 13 Bloom and 15 cuckoo keys, 2,000 probes each) arrives four ways — its dump.rdb, the DUMP
-payloads by RESTORE, the SCANDUMP chunks by LOADCHUNK, and then through the module's own RDB save
-and AOF rewrite — and every key must reply TYPE, BF.INFO / CF.INFO (every field), BF.CARD,
+7.0.15: 13 Bloom and 15 cuckoo keys, 2,000 probes each) arrives by its dump.rdb, by RESTORE of
+its DUMP payloads and by LOADCHUNK of its SCANDUMP chunks, then again through the module's own RDB
+save and AOF rewrite; each time every key must reply TYPE, BF.INFO / CF.INFO (every field), BF.CARD,
 EXISTS and MEXISTS of every probe and CF.COUNT of every probe as recorded in answers.json, DUMP
 the golden payload byte for byte, and SCANDUMP the golden chunk sequence. Values of encodings 0-3
 (older RedisBloom), built from the golden fields, load and answer as RedisBloom 2.4 answers them
@@ -18,6 +18,7 @@ SCANDUMP headers, and the Bloom bit-position model used for the old encodings' a
 import math
 import os
 import random
+import resource
 import shutil
 import subprocess
 import struct
@@ -26,14 +27,14 @@ import pytest
 import redis
 
 from conftest import MODULE, SERVER, free_port
-from redis_helpers import wait_for_rewrite, aof_files
+from redis_helpers import aof_files, wait_for_rewrite
 from redisbloom_payloads import (
     BF_TYPE, CF_TYPE, CF_OLD_DEFAULTS, D, ENCODING, FORCE64, NO_SCALING, OP_DOUBLE, OP_STRING,
     OP_UINT, RDB_VERSION, S, U, answers_of, bf_chain, bf_encoding0_compatible, bf_exists,
     bf_fields, bf_hash_pair, bf_hashes_for, bf_header, bf_header_bytes, build_dump, build_rdb,
     cf_fields, cf_filter, cf_header, cf_header_bytes, cf_old_encoding_fits, copy_chain, crc64,
     field_spans, footer_completes, golden_chunks, golden_dump, golden_keys, golden_rdb_path,
-    module_type_id, murmur2, murmur64a, old_encoding_fields, old_encoding_payload, opcodes,
+    module_type_id, murmur2, murmur64a, old_encoding_fields, old_encoding_payload,
     parse_dump, parse_rdb, split_module_type_id, truncated_payloads, utf8)
 
 KEYS = golden_keys()
@@ -168,6 +169,8 @@ def compare_scandump(c, k, m):
 
 
 def compare_all(c, keys=KEYS, **what):
+    """compare_key for every key record in `keys`; fails with every difference grouped; returns
+    the number of replies compared."""
     m = Mismatches()
     for k in keys:
         compare_key(c, k, m, **what)
@@ -176,6 +179,7 @@ def compare_all(c, keys=KEYS, **what):
 
 
 def restore_all(c):
+    """RESTORE of every golden payload under its key."""
     p = c.pipeline(transaction=False)
     for k in KEYS:
         p.execute_command("RESTORE", k["key"], 0, golden_dump(k["key"]))
@@ -308,7 +312,11 @@ def test_older_encodings_field_lists():
                 assert len(old) == 3 + f["numFilters"]
                 back = cf_filter(old, v)
                 assert {n: back[n] for n in CF_OLD_DEFAULTS} == CF_OLD_DEFAULTS
-                assert (back == dict(f, **CF_OLD_DEFAULTS)) == cf_old_encoding_fits(f)
+                # Its slots fit the buckets it implies exactly when cf_old_encoding_fits says.
+                fits = all(len(slots) == b * back["bucketSize"] for b, slots in back["filters"])
+                assert fits == cf_old_encoding_fits(f), k["key"]
+                if fits:
+                    assert back == dict(f, **CF_OLD_DEFAULTS)
         if name == BF_TYPE:
             # What RedisBloom's encoding 0 would derive from these links: its bit count.
             adjusted = bf_encoding0_compatible(bf_chain(fields))
@@ -392,12 +400,11 @@ def test_rdb_save_and_aof_rewrite_round_trips(make_server):
 # --- encodings 0-3 ------------------------------------------------------------------------------
 
 def expected_dump_fields(c, key, fields):
-    """DUMP of `key` is a version-4 value of `fields`."""
-    name, encver, got = parse_dump(c.execute_command("DUMP", key))
-    assert encver == ENCODING, (key, encver)
+    """DUMP of `key` is a value of encoding version 4 (the module id's low 10 bits) holding
+    `fields`."""
     payload = c.execute_command("DUMP", key)
-    assert struct.unpack(">Q", payload[2:10])[0] & 1023 == ENCODING
-    assert got == fields, key
+    assert payload[1] == 0x81 and struct.unpack(">Q", payload[2:10])[0] & 1023 == ENCODING, key
+    assert parse_dump(payload)[1:] == (ENCODING, fields), key
 
 
 def test_bloom_values_of_encodings_2_and_3(r):
@@ -528,25 +535,26 @@ def assert_refused(c, key, payload, why):
 
 
 def test_truncated_payloads_are_refused(r):
-    cases = skipped = 0
+    cases = 0
     for k in KEYS:
         key = k["key"]
         payload = golden_dump(key)
         fields = golden_fields(key)
         spans = field_spans(payload)
         value_end = len(payload) - 10
-        cuts = {1, 5, 9, 10, value_end - 1}  # in the type id, after it, without the EOF
-        for start, after_op, end in spans[:4] + spans[len(spans) // 2:][:3] + spans[-4:]:
+        cuts = {1, 9, 10, value_end - 1}  # in the type id, after it, without the EOF
+        for start, after_op, end in spans[:3] + [spans[len(spans) // 2]] + spans[-4:-1]:
             cuts |= {start, after_op, (after_op + end) // 2}
         for cut, cut_payload in truncated_payloads(payload, cuts - {0, value_end}).items():
             if footer_completes(cut_payload, fields):
-                # Cut after the last field's opcode: the footer's bytes 10, 0 read as that
-                # field's value and the EOF, a complete value (RedisBloom would load it too).
-                skipped += 1
+                # A cut inside the last field's value, a Bloom link's size: the footer's bytes
+                # (10, 0, ...) complete it and give the EOF, a whole value RedisBloom loads too.
+                last = spans[-2]
+                assert k["type"] == "bf" and last[1] <= cut < last[2], (key, cut)
                 continue
             assert_refused(r, key, cut_payload, "%s cut at %d of %d" % (key, cut, value_end))
             cases += 1
-    assert cases > 300 and skipped <= len(BF_KEYS)
+    assert 400 < cases < 700
 
 
 def bf_mutations(fields):
@@ -581,7 +589,8 @@ def bf_mutations(fields):
     yield "array empty", with_link(array=b"")
     yield "n2 64", with_link(n2=64)
     yield "n2 above log2(bits)", with_link(n2=link["bits"].bit_length() + 1)
-    yield "error saved as an unsigned", [(OP_UINT, 0) if i == 4 else f
+    # Link 0's fields are 4 (entries) to 11 (size).
+    yield "error saved as an unsigned", [(OP_UINT, 0) if i == 5 else f
                                          for i, f in enumerate(fields)]
     yield "array saved as an unsigned", [(OP_UINT, 0) if i == 10 else f
                                          for i, f in enumerate(fields)]
@@ -650,12 +659,13 @@ def test_absurd_fields_are_refused(r):
 
 # LOADCHUNK's error texts in RedisBloom 2.4 (src/rebloom.c, src/sb.c at the golden data's commit).
 BF_BAD = "ERR received bad data"
-# A data chunk outside the filter: RedisBloom's three texts, by the check that refused it.
-BF_BAD_CHUNK = {BF_BAD, "ERR invalid offset - no link found",
-                "ERR invalid chunk - Too big for current filter"}
-CF_BAD_CHUNK = {"Couldn't load chunk!"}
-# A CF header of the right length with values RedisBloom refuses ("Couldn't create filter!").
-CF_BAD_HEADER_VALUES = {"Couldn't create filter!", "Invalid header"}
+# A data chunk outside the filter: RedisBloom's texts, by the check that refused it (an iterator
+# it cannot use; an offset no link holds; a chunk running past its link). CF has one text.
+BF_NO_LINK = "ERR invalid offset - no link found"
+BF_TOO_BIG = "ERR invalid chunk - Too big for current filter"
+CF_BAD_CHUNK = "Couldn't load chunk!"
+# A CF header of the right length with values RedisBloom refuses.
+CF_BAD_HEADER_VALUES = {"Couldn't create filter!"}
 
 
 def bf_bad_headers():
@@ -746,7 +756,6 @@ def test_loadchunk_refuses_misplaced_chunks_and_still_completes(r, key):
     kind = kind_of(k)
     command = kind + ".LOADCHUNK"
     (_, header), *data = golden_chunks(key)
-    bad_chunk = BF_BAD_CHUNK if kind == "BF" else CF_BAD_CHUNK
     first_iter, first = data[0]
     last_iter, last = data[-1]
     # A data chunk for a key that does not exist.
@@ -759,13 +768,17 @@ def test_loadchunk_refuses_misplaced_chunks_and_still_completes(r, key):
         ("not a number", ("x", first),
          {"ERR Second argument must be numeric"} if kind == "BF" else {"Invalid position"}),
         ("the header again", (1, header), {BF_BAD} if kind == "BF" else {"ERR item exists"}),
-        ("iter + 1", (first_iter + 1, first), bad_chunk),
-        ("iter - 1", (first_iter - 1, first), bad_chunk),
-        ("negative iter", (-5, first), bad_chunk),
-        ("8 bytes too long", (first_iter + 8, first + bytes(8)), bad_chunk),
-        ("past the end", (last_iter + 100, last), bad_chunk),
-        ("2^63 - 1", ((1 << 63) - 1, first), bad_chunk),
+        ("iter + 1", (first_iter + 1, first), BF_TOO_BIG),
+        ("iter - 1", (first_iter - 1, first), BF_NO_LINK),
+        ("negative iter", (-5, first), BF_BAD),
+        ("8 bytes too long", (first_iter + 8, first + bytes(8)), BF_TOO_BIG),
+        ("past the end", (last_iter + len(last) + 100, last), BF_NO_LINK),
+        ("2^63 - 1", ((1 << 63) - 1, first), BF_NO_LINK),
     ]
+    if kind == "CF":
+        refusals[3:] = [(what, args, {CF_BAD_CHUNK}) for what, args, _ in refusals[3:]]
+    else:
+        refusals[3:] = [(what, args, {text}) for what, args, text in refusals[3:]]
     for what, (it, chunk), texts in refusals:
         try:
             reply = r.execute_command(command, key, it, chunk)
@@ -777,14 +790,10 @@ def test_loadchunk_refuses_misplaced_chunks_and_still_completes(r, key):
         assert r.ping(), what
         assert r.exists(key), what  # the header's key stays, being restored
     if len(data) > 1:
-        # RedisBloom writes each chunk where its iterator says, in any order; the module may
-        # instead take data chunks only in order. Either way the complete sequence below ends
-        # with the exact filter.
-        try:
-            reply = r.execute_command(command, key, *data[1])
-        except redis.ResponseError as e:
-            reply = str(e)
-        assert reply == b"OK" or reply in bad_chunk, reply
+        # RedisBloom writes each chunk where its iterator says, in any order, and so does the
+        # module on a key of RedisBloom's layout; the complete sequence below still ends with the
+        # exact filter.
+        assert r.execute_command(command, key, *data[1]) == b"OK"
     for it, chunk in data:
         assert r.execute_command(command, key, it, chunk) == b"OK"
     m = Mismatches()
@@ -808,19 +817,21 @@ OTHER_TYPES = {
 
 @pytest.mark.parametrize("type_name", sorted(OTHER_TYPES))
 def test_an_rdb_holding_another_redisbloom_type_does_not_load(tmp_path, type_name):
-    data = build_rdb([("bf", BF_TYPE, ENCODING, golden_fields("a12-bf-edge-items")),
-                      ("other", type_name, 0, OTHER_TYPES[type_name])])
+    data = build_rdb([("other", type_name, 0, OTHER_TYPES[type_name]),
+                      ("bf", BF_TYPE, ENCODING, golden_fields("a12-bf-edge-items"))])
     (tmp_path / "dump.rdb").write_bytes(data)
-    # As conftest starts a server, once, and expecting it to stop.
+    # Started as conftest starts a server, but once, and expected to stop by itself. (Its exit
+    # status tells nothing: after a failed load Redis 7.0 runs its built-in redis-check-rdb,
+    # which knows no module types, finds the file sound and exits with 0.)
     proc = subprocess.run(
         [SERVER, "--port", str(free_port()), "--bind", "127.0.0.1", "--dir", str(tmp_path),
          "--loadmodule", MODULE, "--save", "", "--daemonize", "no", "--protected-mode", "no",
          "--crash-memcheck-enabled", "no"],
         capture_output=True, timeout=60,
-        preexec_fn=lambda: __import__("resource").setrlimit(
-            __import__("resource").RLIMIT_CORE, (0, 0)))
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
     log = (proc.stdout + proc.stderr).decode(errors="replace")
-    assert proc.returncode != 0, log[-3000:]
+    assert "Ready to accept connections" not in log, log[-3000:]
+    assert "DB loaded from disk" not in log, log[-3000:]
     lines = [line for line in log.splitlines() if "does not provide" in line]
     assert lines and all(type_name in line for line in lines), log[-3000:]
 
