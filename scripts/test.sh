@@ -40,9 +40,11 @@ tsan_build_flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDE
 # Every test binary: unit, concurrency, CLI, LSM store, LevelDB, the kill harness (fewer kills
 # than stage 1: each writer runs several times slower here) and the Redis module, loaded into a
 # redis-server that preloads the sanitizer runtimes (integrations/redis/tests/CMakeLists.txt).
-# Of the module's suites, the replication and cluster ones stay in stage 1 only: they run the
-# module code the command, persistence and differential suites run here, and spend their time
-# waiting on servers to sync (about a minute of this stage). So do the integer-pattern FPR
+# Of the module's suites, the replication and cluster ones (and the RedisBloom-layout keys'
+# persistence/replication/cluster suite) stay in stage 1 only: they run the module code the
+# command, persistence, differential and RedisBloom-data suites run here, and spend their time
+# waiting on servers to sync (about a minute of this stage). So does the pure-Python check of the
+# RedisBloom model against the golden data, which runs no module code. So do the integer-pattern FPR
 # measurements (IntegerKeyPatterns.*): 2^19 probes per pattern, filter and hash, whose answers are
 # fixed by the hash and cannot change under a sanitizer; here they took 91 of 225 test-seconds.
 # With them goes the check that their probe sets are disjoint from their keys (test data only).
@@ -56,7 +58,7 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan -j"$jobs" --output-on-failure \
   -L "unit|concurrency|cli|lsm|leveldb|crash|redis" \
-  -E "^(redis_test_(replication|cluster)|IntegerKeyPattern(s|Sets)\..*)$"
+  -E "^(redis_test_(replication|cluster|redisbloom_server|redisbloom_model)|IntegerKeyPattern(s|Sets)\..*)$"
 
 stage "ThreadSanitizer: concurrency tests of the library and the CLI"
 cmake -S . -B build-tsan "${tsan_build_flags[@]}" \
