@@ -9,7 +9,7 @@ RESP-looking bytes — on a12, CF.INSERT that grows a21 and a24, CF.DEL of store
 deletion compacts the chain) and a34 (its edge items), and writes that only reply an error on the
 full a06 and a35). Their replies must be those of the Python model of RedisBloom 2.4
 (redisbloom_model.py). A snapshot of a key is: TYPE, BF.INFO / CF.INFO, MEXISTS (batches of 500)
-of its 2,000 golden probe items and the new items the writes used, CF.COUNT of a sample (every
+of its ~2,000 golden probe items and the new items the writes used, CF.COUNT of a sample (every
 20th probe and up to ~40 written items), its SCANDUMP chunk sequence and its DUMP bytes. Before
 anything is persisted the snapshot is checked against references: for an unchanged key the
 golden answers (answers.json), golden chunks and golden payload; for a written key the model's
@@ -20,9 +20,8 @@ INFO and answers.
   are not there), and a restart replaying it; an AOF rewrite, whose base file holds only
   BF.LOADCHUNK / CF.LOADCHUNK commands — for every key its SCANDUMP sequence (for the empty
   cuckoo key, which has none, its header and empty slots, as RedisBloom's rewrite sends them) —
-  and a restart from it. Each restart gives back the same
-  snapshot; after the rewrite and its restart every unchanged key DUMPs the golden payload byte
-  for byte.
+  and a restart from it. Each restart gives back the same snapshot; after the rewrite and its
+  restart every unchanged key DUMPs the golden payload byte for byte.
 - Replication: half the golden keys are restored on the master before a replica attaches (they
   reach it by the full sync's RDB), the others after (by the command stream), and two golden
   SCANDUMP sequences are LOADCHUNKed on the master into new keys (RedisBloom did not replicate
