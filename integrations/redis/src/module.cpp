@@ -58,12 +58,13 @@ std::optional<load_options> parse_load_arguments(RedisModuleCtx* ctx, RedisModul
       o.initial_size = *n;
     } else if (is_keyword(argv[i], "CF_MAX_EXPANSIONS")) {
       const std::optional<long long> n = value ? to_integer(value) : std::nullopt;
-      if (!n || *n < 1 || *n > static_cast<long long>(rb_cuckoo::max_filters)) {
+      if (!n || *n < 1) {
         RedisModule_Log(ctx, "warning",
-                        "bloomery-redis: CF_MAX_EXPANSIONS must be an integer from 1 to 65535");
+                        "bloomery-redis: CF_MAX_EXPANSIONS must be an integer >= 1");
         return std::nullopt;
       }
-      o.cf_max_expansions = *n;
+      // No chain has more than 65535 sub-filters (RedisBloom's 16-bit count): more means no limit.
+      o.cf_max_expansions = std::min(*n, static_cast<long long>(rb_cuckoo::max_filters));
     } else if (is_keyword(argv[i], "CF_FINGERPRINT_BITS")) {
       const std::optional<long long> bits = value ? to_integer(value) : std::nullopt;
       if (!bits || *bits < min_fingerprint_bits || *bits > max_fingerprint_bits) {

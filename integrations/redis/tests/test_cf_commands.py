@@ -555,8 +555,8 @@ def test_fingerprint_bits_argument_is_a_whole_keyword_in_any_case(make_server):
     (["INITIAL_SIZE", "0"], "INITIAL_SIZE must be an integer >= 1"),
     (["ERROR_RATE", "1"], "ERROR_RATE must be a number in (0, 1)"),
     (["ERROR_RATE", "x"], "ERROR_RATE must be a number in (0, 1)"),
-    (["CF_MAX_EXPANSIONS", "0"], "CF_MAX_EXPANSIONS must be an integer from 1 to 65535"),
-    (["CF_MAX_EXPANSIONS", "65536"], "CF_MAX_EXPANSIONS must be an integer from 1 to 65535"),
+    (["CF_MAX_EXPANSIONS", "0"], "CF_MAX_EXPANSIONS must be an integer >= 1"),
+    (["CF_MAX_EXPANSIONS", "x"], "CF_MAX_EXPANSIONS must be an integer >= 1"),
 ])
 def test_a_bad_load_argument_fails_the_load(tmp_path, args, logged):
     proc = subprocess.run(
