@@ -297,6 +297,25 @@ class bloom_chain {
     links_.push_back(make_link(s));
   }
 
+  // The bytes of the bit array a new chain of these parameters allocates (what a server's memory
+  // guard weighs before creating one): nullopt where the constructor refuses the parameters,
+  // UINT64_MAX beyond any memory.
+  static std::optional<std::uint64_t> first_link_bytes(const parameters& p) {
+    if (p.capacity < 1 || !(p.error_rate > 0 && p.error_rate < 1)) return std::nullopt;
+    const double rate = p.error_rate * (p.nonscaling ? 1 : detail::bloom_tightening);
+    const detail::bloom_sizing s = detail::bloom_size_link(static_cast<std::uint64_t>(p.capacity),
+                                                           rate, option_noround | option_force64);
+    switch (s.status) {
+      case detail::bloom_sizing_status::ok:
+        return s.shape.bytes;
+      case detail::bloom_sizing_status::too_large:
+        return std::numeric_limits<std::uint64_t>::max();
+      case detail::bloom_sizing_status::refused:
+        break;
+    }
+    return std::nullopt;
+  }
+
   // BF.ADD of one item (BF.MADD and BF.INSERT: one call per item, stopping after `full`).
   // Throws allocation_error when a new link cannot be allocated (the chain is then unchanged).
   add_result add(std::span<const std::byte> item) {

@@ -85,6 +85,7 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   // Options only after the capacity, so a key or rate spelled like a keyword is not one.
   int expansion_at = -1;
+  long long rb_expansion = bf_default_expansion;
   for (int i = 4; i < argc;) {
     if (is_keyword(argv[i], "NONSCALING")) {
       shape.nonscaling = true;
@@ -102,14 +103,21 @@ int bf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
       return RedisModule_ReplyWithError(ctx, "Nonscaling filters cannot expand");
     }
     const std::optional<long long> expansion = to_integer(argv[expansion_at]);
-    if (!expansion || *expansion < 1 || *expansion > bf_max_expansion) {
+    // RedisBloom's layout takes any integer (0 and negative ones make a chain that cannot grow).
+    if (!expansion || (!redisbloom_layout() && (*expansion < 1 || *expansion > bf_max_expansion))) {
       return RedisModule_ReplyWithError(ctx, "ERR bad expansion");
     }
+    rb_expansion = *expansion;
     shape.expansion = static_cast<std::uint64_t>(*expansion);
   }
   shape.error_rate = *rate;
   shape.capacity = static_cast<std::uint64_t>(*capacity);
 
+  if (redisbloom_layout()) {
+    const rb_bloom::parameters p{*capacity, *rate, rb_expansion, shape.nonscaling};
+    return reserve_key<bf_traits>(
+        ctx, argv[1], [&](RedisModuleKey* key) { return rb_create_bloom(ctx, key, argv[1], p); });
+  }
   return reserve_key<bf_traits>(
       ctx, argv[1], [&](RedisModuleKey* key) { return create_filter(ctx, key, argv[1], shape); });
 }
@@ -121,6 +129,12 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
   key_handle key(ctx, name, open_read | open_write);
   if (rb_bloom* chain = redisbloom_value<rb_bloom>(key, rb_bloom_type())) {
     return rb_bf_add(ctx, *chain, name, items, array);
+  }
+  if (redisbloom_layout() && create && RedisModule_KeyType(key.get()) == keytype_empty) {
+    const rb_bloom::parameters p{static_cast<long long>(shape.capacity), shape.error_rate,
+                                 static_cast<long long>(shape.expansion), shape.nonscaling};
+    rb_bloom* chain = rb_create_bloom(ctx, key.get(), name, p);
+    return chain == nullptr ? redis_ok : rb_bf_add(ctx, *chain, name, items, array, true);
   }
   bool changed = false;
   bloom_value* v = value_to_write<bf_traits>(ctx, key, create, changed, [&](RedisModuleKey* k) {
@@ -203,7 +217,9 @@ int bf_insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     }
   }
   if (items_at < 0 || items_at == argc) return RedisModule_WrongArity(ctx);
-  if (!(rate > 0 && rate < 1) || capacity < 1 || expansion < 1 || expansion > bf_max_expansion) {
+  // RedisBloom's layout has no upper bound on the expansion (it keeps 32 bits of it).
+  if (!(rate > 0 && rate < 1) || capacity < 1 || expansion < 1 ||
+      (!redisbloom_layout() && expansion > bf_max_expansion)) {
     return RedisModule_ReplyWithError(ctx, "Bad argument received");
   }
   const bloom_shape shape{rate, static_cast<std::uint64_t>(capacity),
@@ -278,6 +294,31 @@ int bf_card(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithLongLong(ctx, clamp(v->filter().inserted()));
 }
 
+// BF.DEBUG key: RedisBloom's reply on a key of its layout; on bloomery's, the same format from
+// its sub-filters: "size:<items>", then per sub-filter its bytes, bits, hashes, hash width (64),
+// capacity, items and target rate.
+int bf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  if (const rb_bloom* chain = redisbloom_value<rb_bloom>(key, rb_bloom_type())) {
+    return rb_bf_debug(ctx, *chain);
+  }
+  const bloom_value* v = readable_value<bf_traits>(ctx, key);
+  if (v == nullptr) return redis_ok;
+  const bloomery::scalable_bloom_filter& f = v->filter();
+  RedisModule_ReplyWithArray(ctx, static_cast<long>(1 + f.sub_filter_count()));
+  reply_text(ctx, "size:" + std::to_string(f.inserted()));
+  for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
+    const bloomery::bloom_filter::view s = f.sub_filter(i);
+    reply_text(ctx, "bytes:" + std::to_string(s.size_in_bytes()) +
+                        " bits:" + std::to_string(s.bit_count()) +
+                        " hashes:" + std::to_string(s.hash_count()) + " hashwidth:64 capacity:" +
+                        std::to_string(s.capacity()) + " size:" + std::to_string(s.inserted()) +
+                        " ratio:" + format_g(s.target_fpr()));
+  }
+  return redis_ok;
+}
+
 }  // namespace
 
 bool register_bloom(RedisModuleCtx* ctx, double error_rate, long long capacity) {
@@ -296,6 +337,7 @@ bool register_bloom(RedisModuleCtx* ctx, double error_rate, long long capacity) 
       {"bf.mexists", guarded<exists_command<bf_traits, true>>, "readonly fast"},
       {"bf.info", guarded<bf_info>, "readonly fast"},
       {"bf.card", guarded<bf_card>, "readonly fast"},
+      {"bf.debug", guarded<bf_debug>, "readonly fast"},
       {"bf.scandump", guarded<scandump_command<bf_traits>>, "readonly"},
       {"bf.loadchunk", guarded<loadchunk_command<bf_traits>>, "write deny-oom"},
   };

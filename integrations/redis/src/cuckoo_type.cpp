@@ -3,6 +3,7 @@
 #include "cuckoo_type.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <memory>
 #include <new>
@@ -127,12 +128,18 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     if (!v) return redis_ok;
     shape.bucket_size = static_cast<std::uint32_t>(*v);
   }
+  long long rb_expansion = cf_default_expansion;
   if (expansion_at != nullptr) {
-    // RedisBloom takes 0 (a filter that never grows, yet reports adds) and says so in its range.
-    const std::optional<long long> v = option_value(
-        ctx, expansion_at, "Couldn't parse EXPANSION",
-        "EXPANSION: value must be an integer between 1 and 32768, inclusive.", 1, cf_max_expansion);
+    // RedisBloom takes 0 (a filter that never grows) and says so in its range; bloomery's own
+    // chains grow, from 1.
+    const bool zero = redisbloom_layout();
+    const std::optional<long long> v =
+        option_value(ctx, expansion_at, "Couldn't parse EXPANSION",
+                     zero ? "EXPANSION: value must be an integer between 0 and 32768, inclusive."
+                          : "EXPANSION: value must be an integer between 1 and 32768, inclusive.",
+                     zero ? 0 : 1, cf_max_expansion);
     if (!v) return redis_ok;
+    rb_expansion = *v;
     // Rounded up to a power of two, as RedisBloom rounds it.
     shape.expansion = std::bit_ceil(static_cast<std::uint32_t>(*v));
   }
@@ -140,6 +147,11 @@ int cf_reserve(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithError(ctx, err_small_capacity);
   }
   shape.capacity = static_cast<std::uint64_t>(*capacity);
+  if (redisbloom_layout()) {
+    const rb_cuckoo::parameters p{*capacity, shape.bucket_size, shape.max_iterations, rb_expansion};
+    return reserve_key<cf_traits>(
+        ctx, argv[1], [&](RedisModuleKey* key) { return rb_create_cuckoo(ctx, key, argv[1], p); });
+  }
 
   return reserve_key<cf_traits>(
       ctx, argv[1], [&](RedisModuleKey* key) { return create_filter(ctx, key, argv[1], shape); });
@@ -153,6 +165,12 @@ int add_items(RedisModuleCtx* ctx, RedisModuleString* name, std::span<RedisModul
   key_handle key(ctx, name, open_read | open_write);
   if (rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
     return rb_cf_add(ctx, *chain, name, items, unique, array);
+  }
+  if (redisbloom_layout() && create && RedisModule_KeyType(key.get()) == keytype_empty) {
+    rb_cuckoo::parameters p;
+    p.capacity = static_cast<long long>(capacity);
+    rb_cuckoo* chain = rb_create_cuckoo(ctx, key.get(), name, p);
+    return chain == nullptr ? redis_ok : rb_cf_add(ctx, *chain, name, items, unique, array, true);
   }
   bool changed = false;
   cuckoo_value* v = value_to_write<cf_traits>(ctx, key, create, changed, [&](RedisModuleKey* k) {
@@ -225,6 +243,7 @@ int cf_count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     return RedisModule_ReplyWithLongLong(ctx,
                                          static_cast<long long>(chain->count(view_of(argv[2]))));
   }
+  if (answers_as_missing<cf_traits>(key)) return RedisModule_ReplyWithLongLong(ctx, 0);
   bool replied = false;
   const cuckoo_value* v = value_or_none<cf_traits>(ctx, key, replied);
   if (replied) return redis_ok;
@@ -241,12 +260,27 @@ int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   }
   bool wrong_type = false;
   cuckoo_value* v = key.value_of<cuckoo_value>(cf_traits::type, wrong_type);
-  if (wrong_type) return RedisModule_ReplyWithError(ctx, err_wrong_type);
+  if (wrong_type) {
+    return RedisModule_ReplyWithError(ctx, redisbloom_layout() ? "Not found" : err_wrong_type);
+  }
   if (v == nullptr) return RedisModule_ReplyWithError(ctx, "Not found");
   if (!v->complete()) return RedisModule_ReplyWithError(ctx, cf_traits::err_restoring);
   if (!v->remove(view_of(argv[2]))) return RedisModule_ReplyWithLongLong(ctx, 0);
   RedisModule_ReplicateVerbatim(ctx);
   return RedisModule_ReplyWithLongLong(ctx, 1);
+}
+
+// CF.INFO's figures of a bloomery key, in CF.INFO's order.
+using info_figures = std::array<long long, 8>;
+info_figures info_of(const cuckoo_value& v) {
+  const bloomery::scalable_cuckoo_filter& f = v.filter();
+  return {clamp(v.memory_usage()),
+          // RedisBloom's count is the first sub-filter's (each later one has `expansion` times
+          // more).
+          clamp(f.sub_filter(0).buckets), clamp(f.sub_filter_count()),
+          // RedisBloom's "inserted" drops on delete: the items the filter holds.
+          clamp(f.approximate_count()), clamp(f.removed()), v.bucket_size(), f.expansion(),
+          f.max_kicks()};
 }
 
 // CF.INFO key
@@ -278,14 +312,7 @@ int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   } else {
     const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
     if (v == nullptr) return redis_ok;
-    const bloomery::scalable_cuckoo_filter& f = v->filter();
-    const long long values[] = {
-        clamp(v->memory_usage()),
-        // RedisBloom's count is the first sub-filter's (each later one has `expansion` times more).
-        clamp(f.sub_filter(0).buckets), clamp(f.sub_filter_count()),
-        // RedisBloom's "inserted" drops on delete: the items the filter holds.
-        clamp(f.approximate_count()), clamp(f.removed()), v->bucket_size(), f.expansion(),
-        f.max_kicks()};
+    const info_figures values = info_of(*v);
     for (std::size_t i = 0; i < std::size(fields); ++i) fields[i].value = values[i];
   }
   RedisModule_ReplyWithArray(ctx, static_cast<long>(2 * std::size(fields)));
@@ -294,6 +321,40 @@ int cf_info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
     RedisModule_ReplyWithLongLong(ctx, x.value);
   }
   return redis_ok;
+}
+
+// CF.DEBUG key: RedisBloom's one line on a key of its layout; on bloomery's, the same line from
+// the figures CF.INFO reports.
+int cf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read);
+  if (const rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    return rb_cf_debug(ctx, *chain);
+  }
+  const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
+  if (v == nullptr) return redis_ok;
+  const info_figures x = info_of(*v);
+  return reply_text(ctx, "bktsize:" + std::to_string(x[5]) + " buckets:" + std::to_string(x[1]) +
+                             " items:" + std::to_string(x[3]) + " deletes:" + std::to_string(x[4]) +
+                             " filters:" + std::to_string(x[2]) + " max_iterations:" +
+                             std::to_string(x[7]) + " expansion:" + std::to_string(x[6]));
+}
+
+// CF.COMPACT key: RedisBloom's compaction on a key of its layout; on bloomery's, OK with nothing
+// to do (its chain never moves a fingerprint between sub-filters: docs/redis.md).
+int cf_compact(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
+  if (argc != 2) return RedisModule_WrongArity(ctx);
+  key_handle key(ctx, argv[1], open_read | open_write);
+  if (rb_cuckoo* chain = redisbloom_value<rb_cuckoo>(key, rb_cuckoo_type())) {
+    chain->compact();
+    RedisModule_ReplicateVerbatim(ctx);
+    return RedisModule_ReplyWithSimpleString(ctx, "OK");
+  }
+  bool wrong_type = false;
+  const cuckoo_value* v = key.value_of<cuckoo_value>(cf_traits::type, wrong_type);
+  if (v == nullptr) return RedisModule_ReplyWithError(ctx, "Cuckoo filter was not found");
+  if (!v->complete()) return RedisModule_ReplyWithError(ctx, cf_traits::err_restoring);
+  return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
 }  // namespace
@@ -318,6 +379,10 @@ bool register_cuckoo(RedisModuleCtx* ctx, std::uint32_t fingerprint_bits,
       // A write that never needs memory, as RedisBloom flags it.
       {"cf.del", guarded<cf_del>, "write fast"},
       {"cf.info", guarded<cf_info>, "readonly fast"},
+      {"cf.debug", guarded<cf_debug>, "readonly fast"},
+      // A write (it moves fingerprints) that never needs memory; RedisBloom flags it readonly,
+      // which would keep it from replicas and the AOF.
+      {"cf.compact", guarded<cf_compact>, "write fast"},
       {"cf.scandump", guarded<scandump_command<cf_traits>>, "readonly"},
       {"cf.loadchunk", guarded<loadchunk_command<cf_traits>>, "write deny-oom"},
   };

@@ -109,6 +109,16 @@ int reserve_key(RedisModuleCtx* ctx, RedisModuleString* name, Create&& create) {
   return RedisModule_ReplyWithSimpleString(ctx, "OK");
 }
 
+// Whether a key of another type answers as a missing key would: under LAYOUT redisbloom, as in
+// RedisBloom (its EXISTS, MEXISTS and COUNT reply 0, CF.DEL "Not found"); bloomery replies
+// WRONGTYPE.
+template <filter_traits T>
+bool answers_as_missing(const key_handle& key) {
+  bool wrong_type = false;
+  key.value_of<typename T::value>(T::type, wrong_type);
+  return wrong_type && redisbloom_layout();
+}
+
 // EXISTS key item (`Array` false) / MEXISTS key item... (`Array`): 0 for a missing key.
 template <filter_traits T, bool Array>
 int exists_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -121,6 +131,7 @@ int exists_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (const auto* chain =
           redisbloom_value<typename T::redisbloom_value>(key, T::redisbloom_type())) {
     for (std::size_t i = 0; i < n; ++i) found[i] = chain->may_contain(view_of(argv[2 + i]));
+  } else if (answers_as_missing<T>(key)) {
   } else {
     v = value_or_none<T>(ctx, key, replied);
     if (replied) return redis_ok;

@@ -30,9 +30,11 @@ struct load_options {
   double error_rate = bf_default_error_rate;
   long long initial_size = bf_default_capacity;
   long long cf_max_expansions = cf_max_sub_filters;
+  std::optional<key_layout> layout;
 };
 
-// The load arguments, name/value pairs: bloomery's `CF_FINGERPRINT_BITS n` (n in 4..16) and
+// The load arguments, name/value pairs: `LAYOUT bloomery|redisbloom` (the layout of new keys),
+// bloomery's `CF_FINGERPRINT_BITS n` (n in 4..16) and
 // `MEMORY_HEADROOM f` (f in 0..0.9), and RedisBloom's `ERROR_RATE e` and `INITIAL_SIZE n` (the
 // shape of the BF keys BF.ADD, BF.MADD and BF.INSERT create) and `CF_MAX_EXPANSIONS n` (the
 // number of sub-filters at which a CF add is refused). Anything else is logged and fails the
@@ -42,7 +44,20 @@ std::optional<load_options> parse_load_arguments(RedisModuleCtx* ctx, RedisModul
   load_options o;
   for (int i = 0; i < argc; i += 2) {
     RedisModuleString* value = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (is_keyword(argv[i], "ERROR_RATE")) {
+    if (is_keyword(argv[i], "LAYOUT")) {
+      if (o.layout) {
+        RedisModule_Log(ctx, "warning", "bloomery-redis: LAYOUT is given twice");
+        return std::nullopt;
+      }
+      if (value && is_keyword(value, "BLOOMERY")) {
+        o.layout = key_layout::bloomery;
+      } else if (value && is_keyword(value, "REDISBLOOM")) {
+        o.layout = key_layout::redisbloom;
+      } else {
+        RedisModule_Log(ctx, "warning", "bloomery-redis: LAYOUT must be bloomery or redisbloom");
+        return std::nullopt;
+      }
+    } else if (is_keyword(argv[i], "ERROR_RATE")) {
       const std::optional<double> e = value ? to_double(value) : std::nullopt;
       if (!e || !(*e > 0 && *e < 1)) {
         RedisModule_Log(ctx, "warning", "bloomery-redis: ERROR_RATE must be a number in (0, 1)");
@@ -85,8 +100,8 @@ std::optional<load_options> parse_load_arguments(RedisModuleCtx* ctx, RedisModul
     } else {
       RedisModule_Log(ctx, "warning",
                       "bloomery-redis: unknown load argument '%s' (the module takes "
-                      "ERROR_RATE e, INITIAL_SIZE n, CF_MAX_EXPANSIONS n, CF_FINGERPRINT_BITS n "
-                      "and MEMORY_HEADROOM f)",
+                      "LAYOUT bloomery|redisbloom, ERROR_RATE e, INITIAL_SIZE n, "
+                      "CF_MAX_EXPANSIONS n, CF_FINGERPRINT_BITS n and MEMORY_HEADROOM f)",
                       RedisModule_StringPtrLen(argv[i], nullptr));
       return std::nullopt;
     }
@@ -106,6 +121,7 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(RedisMo
   if (!options) return redis_err;
   set_memory_headroom(options->memory_headroom);
   set_rb_cuckoo_max_expansions(static_cast<unsigned>(options->cf_max_expansions));
+  set_new_key_layout(options->layout.value_or(key_layout::bloomery));
   // The rdb_load callbacks check every read (RedisModule_IsIOError): a damaged value is refused.
   RedisModule_SetModuleOptions(ctx, options_handle_io_errors);
   const auto bloomery_sub_filters =

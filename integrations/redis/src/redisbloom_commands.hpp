@@ -31,14 +31,26 @@ Chain* redisbloom_value(const key_handle& key, RedisModuleType* type) {
   return static_cast<Chain*>(RedisModule_ModuleTypeGetValue(key.get()));
 }
 
-// BF.ADD / BF.MADD / BF.INSERT's items on an existing key; `array` for the latter two.
+// A new key of RedisBloom's layout (LAYOUT redisbloom) stored in the empty, writable `key`: null
+// after replying why not — RedisBloom's refusals, and memory that cannot be had (an error reply,
+// where RedisBloom's server aborts).
+rb_bloom* rb_create_bloom(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                          const rb_bloom::parameters& p);
+rb_cuckoo* rb_create_cuckoo(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModuleString* name,
+                            const rb_cuckoo::parameters& p);
+
+// BF.ADD / BF.MADD / BF.INSERT's items; `array` for the latter two; `created` when the command
+// made the key (it is replicated then, whatever the adds did).
 int rb_bf_add(RedisModuleCtx* ctx, rb_bloom& chain, RedisModuleString* name,
-              std::span<RedisModuleString*> items, bool array);
-// CF.ADD / CF.ADDNX (one item) and CF.INSERT / CF.INSERTNX (`array`) on an existing key.
+              std::span<RedisModuleString*> items, bool array, bool created = false);
+// CF.ADD / CF.ADDNX (one item) and CF.INSERT / CF.INSERTNX (`array`).
 int rb_cf_add(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* name,
-              std::span<RedisModuleString*> items, bool unique, bool array);
-// CF.DEL of `item` on an existing key.
+              std::span<RedisModuleString*> items, bool unique, bool array, bool created = false);
+// CF.DEL of `item`.
 int rb_cf_del(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* item);
+// BF.DEBUG and CF.DEBUG: RedisBloom's replies.
+int rb_bf_debug(RedisModuleCtx* ctx, const rb_bloom& chain);
+int rb_cf_debug(RedisModuleCtx* ctx, const rb_cuckoo& chain);
 
 // SCANDUMP at `iter` (parsed, as the command's checks allow it): RedisBloom's header at 0 and its
 // chunks after, a negative iter as past the end; the end is [0, nil] or [0, ""].

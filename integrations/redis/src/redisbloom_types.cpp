@@ -19,6 +19,7 @@ namespace {
 RedisModuleType* bloom_type = nullptr;
 RedisModuleType* cuckoo_type = nullptr;
 unsigned cuckoo_max_expansions = rb_cuckoo::default_max_expansions;
+key_layout layout = key_layout::bloomery;
 
 // A field the server could not read (a short or mistyped value: RedisModule_IsIOError).
 struct short_value : std::runtime_error {
@@ -121,25 +122,18 @@ struct callbacks {
     }
   }
 
+  // RedisBloom's own figure (its INFO Size), which MEMORY USAGE adds to the key's.
   static std::size_t mem_usage(const void* p) {
-    return static_cast<std::size_t>(static_cast<const Chain*>(p)->bytes_held());
+    return static_cast<std::size_t>(static_cast<const Chain*>(p)->info_size());
   }
 
   static void free_value(void* p) { delete static_cast<Chain*>(p); }
 
-  static void* copy_value(RedisModuleString*, RedisModuleString*, const void* p) {
-    const auto& c = *static_cast<const Chain*>(p);
-    if (!may_allocate(memory_check_for_server(), c.bytes_held())) return nullptr;
-    try {
-      return new Chain(c);
-    } catch (const std::bad_alloc&) {
-      return nullptr;
-    }
-  }
-
   static RedisModuleType* create(RedisModuleCtx* ctx) {
-    return create_data_type(ctx, std::string(Chain::redis_type_name).c_str(), Chain::rdb_encoding,
-                            {rdb_load, rdb_save, aof_rewrite, mem_usage, free_value, copy_value});
+    return create_data_type(
+        ctx, std::string(Chain::redis_type_name).c_str(), Chain::rdb_encoding,
+        // No copy callback: RedisBloom 2.4 has none, and COPY refuses these keys there too.
+        {rdb_load, rdb_save, aof_rewrite, mem_usage, free_value, nullptr});
   }
 };
 
@@ -180,6 +174,13 @@ RedisModuleType* rb_bloom_type() noexcept {
 }
 RedisModuleType* rb_cuckoo_type() noexcept {
   return cuckoo_type;
+}
+
+void set_new_key_layout(key_layout l) noexcept {
+  layout = l;
+}
+key_layout new_key_layout() noexcept {
+  return layout;
 }
 
 void set_rb_cuckoo_max_expansions(unsigned n) noexcept {

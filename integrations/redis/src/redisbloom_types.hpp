@@ -24,6 +24,15 @@ RedisModuleType* rb_cuckoo_type() noexcept;
 // says so rather than Redis's "no matching module type".
 bool register_redisbloom_types(RedisModuleCtx* ctx);
 
+// The layout new keys get (the load argument LAYOUT): bloomery's own types, or RedisBloom's, whose
+// every reply is RedisBloom's. Keys keep the layout they were created or loaded in.
+enum class key_layout { bloomery, redisbloom };
+void set_new_key_layout(key_layout layout) noexcept;
+key_layout new_key_layout() noexcept;
+inline bool redisbloom_layout() noexcept {
+  return new_key_layout() == key_layout::redisbloom;
+}
+
 // CF_MAX_EXPANSIONS: the number of sub-filters at which a CF add on a RedisBloom key is refused.
 void set_rb_cuckoo_max_expansions(unsigned n) noexcept;
 unsigned rb_cuckoo_max_expansions() noexcept;
