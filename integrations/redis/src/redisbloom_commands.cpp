@@ -58,7 +58,12 @@ rb_cuckoo* rb_create_cuckoo(RedisModuleCtx* ctx, RedisModuleKey* key, RedisModul
   std::optional<std::uint64_t> bytes;
   try {
     bytes = rb_cuckoo::slot_bytes_for(p);
+  } catch (const std::bad_alloc&) {
+    // More buckets than RedisBloom can hold: its "Insufficient memory" refusal.
+    RedisModule_ReplyWithError(ctx, err_no_memory);
+    return nullptr;
   } catch (const std::invalid_argument&) {
+    // Refused by the constructor below, with RedisBloom's reply.
   }
   return store_chain<rb_cuckoo>(
       ctx, key, name, rb_cuckoo_type(), bytes, [&] { return rb_cuckoo(p); },
