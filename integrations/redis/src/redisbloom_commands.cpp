@@ -11,10 +11,10 @@
 namespace bloomery_redis {
 namespace {
 
-// The most bytes a growth may add now: a client's add is admitted like a new filter (the value's
-// memory plus the new part), a master's or the AOF's is not judged.
-std::uint64_t growth_allowance(memory_check check, std::uint64_t held) {
-  const std::uint64_t bound = admissible_bytes(check);
+// The most bytes a growth may add now, given the bound a command read once (admissible_bytes
+// reads /proc): a client's add is admitted like a new filter (the value's memory plus the new
+// part), a master's or the AOF's is not judged.
+std::uint64_t growth_allowance(std::uint64_t bound, std::uint64_t held) {
   return bound > held ? bound - held : 0;
 }
 
@@ -83,7 +83,7 @@ int rb_bf_add(RedisModuleCtx* ctx, rb_bloom& chain, RedisModuleString* name,
     // The next link's memory is known before the add: refuse it here rather than have it fail.
     const std::optional<std::uint64_t> next = chain.next_link_bytes();
     std::optional<result> r;
-    if (next && *next > growth_allowance(check, chain.bytes_held())) {
+    if (next && *next > growth_allowance(admissible_bytes(check), chain.bytes_held())) {
       if (chain.may_contain(bytes)) {
         r = result::exists;
       } else if (check == memory_check::none) {
@@ -126,9 +126,10 @@ int rb_cf_add(RedisModuleCtx* ctx, rb_cuckoo& chain, RedisModuleString* name,
   const memory_check check = memory_check_for(ctx);
   if (array) RedisModule_ReplyWithArray(ctx, static_cast<long>(items.size()));
   bool changed = false;
+  const std::uint64_t bound = admissible_bytes(check);
   for (RedisModuleString* item : items) {
     const std::string_view bytes = view_of(item);
-    const std::uint64_t allowance = growth_allowance(check, chain.bytes_held());
+    const std::uint64_t allowance = growth_allowance(bound, chain.bytes_held());
     const result r = unique ? chain.add_unique(bytes, allowance) : chain.add(bytes, allowance);
     if (r == result::allocation_failed && check == memory_check::none &&
         chain.next_sub_filter_bytes()) {
