@@ -86,7 +86,8 @@ cmake --build build-tsan-native -j"$jobs" --target test_concurrency
 TSAN_OPTIONS=halt_on_error=1 ctest --test-dir build-tsan-native -j"$jobs" --output-on-failure \
   -R '^Concurrency\.'
 
-# A smoke run: every reproducer replayed, then 6 s per target. Built at -O0, which halves the
-# build (39 s -> 19 s) for 2-7x fewer inputs in those seconds; the long runs build at -O1.
+# A smoke run: every reproducer replayed, then 3 s per target (the long runs: --seconds 800,
+# docs/reliability.md). Built at -O0, which halves the build (39 s -> 19 s) for 2-7x fewer
+# inputs in those seconds; the long runs build at -O1.
 stage "libFuzzer: every target of fuzz/ for a short budget"
-scripts/fuzz.sh --opt 0
+scripts/fuzz.sh --opt 0 --seconds 3
