@@ -303,17 +303,8 @@ class bloom_chain {
   static std::optional<std::uint64_t> first_link_bytes(const parameters& p) {
     if (p.capacity < 1 || !(p.error_rate > 0 && p.error_rate < 1)) return std::nullopt;
     const double rate = p.error_rate * (p.nonscaling ? 1 : detail::bloom_tightening);
-    const detail::bloom_sizing s = detail::bloom_size_link(static_cast<std::uint64_t>(p.capacity),
-                                                           rate, option_noround | option_force64);
-    switch (s.status) {
-      case detail::bloom_sizing_status::ok:
-        return s.shape.bytes;
-      case detail::bloom_sizing_status::too_large:
-        return std::numeric_limits<std::uint64_t>::max();
-      case detail::bloom_sizing_status::refused:
-        break;
-    }
-    return std::nullopt;
+    return sizing_bytes(detail::bloom_size_link(static_cast<std::uint64_t>(p.capacity), rate,
+                                                option_noround | option_force64));
   }
 
   // BF.ADD of one item (BF.MADD and BF.INSERT: one call per item, stopping after `full`).
@@ -398,16 +389,7 @@ class bloom_chain {
     if (links_.back().size < links_.back().entries || (options_ & option_no_scaling)) {
       return std::nullopt;
     }
-    const detail::bloom_sizing s = next_link_sizing();
-    switch (s.status) {
-      case detail::bloom_sizing_status::ok:
-        return s.shape.bytes;
-      case detail::bloom_sizing_status::too_large:
-        return std::numeric_limits<std::uint64_t>::max();
-      case detail::bloom_sizing_status::refused:
-        break;
-    }
-    return std::nullopt;
+    return sizing_bytes(next_link_sizing());
   }
 
   // This object's memory: the chain, its links and their bit arrays (the figure a load's
@@ -702,6 +684,19 @@ class bloom_chain {
 
   // The link a full chain grows by: capacity times growth (wrapping, as RedisBloom's size_t
   // product does), half the newest link's rate.
+  // A sizing's bytes for a memory guard: nullopt when refused, UINT64_MAX beyond any memory.
+  static std::optional<std::uint64_t> sizing_bytes(const detail::bloom_sizing& s) {
+    switch (s.status) {
+      case detail::bloom_sizing_status::ok:
+        return s.shape.bytes;
+      case detail::bloom_sizing_status::too_large:
+        return std::numeric_limits<std::uint64_t>::max();
+      case detail::bloom_sizing_status::refused:
+        break;
+    }
+    return std::nullopt;
+  }
+
   detail::bloom_sizing next_link_sizing() const {
     const link& cur = links_.back();
     return detail::bloom_size_link(cur.entries * std::uint64_t{growth_},

@@ -213,3 +213,23 @@ def kind(request):
     """Each filter type in turn (filter_data.BLOOM, filter_data.CUCKOO): its name, its data set
     and what its replies say."""
     return request.param
+
+
+def cluster_ok(server):
+    info = server.client().execute_command("CLUSTER", "INFO").decode()
+    return "cluster_state:ok" in info
+
+
+@pytest.fixture
+def cluster(make_server):
+    """A 3-master Redis Cluster on loopback ports (test_cluster.py, test_redisbloom_server.py)."""
+    nodes = [make_server("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                         "--cluster-node-timeout", "5000") for _ in range(3)]
+    addresses = [f"127.0.0.1:{n.port}" for n in nodes]
+    subprocess.run([CLI, "--cluster", "create", *addresses, "--cluster-replicas", "0",
+                    "--cluster-yes"], check=True, capture_output=True, timeout=60)
+    deadline = time.monotonic() + 30
+    while not all(cluster_ok(n) for n in nodes):
+        assert time.monotonic() < deadline, "the cluster did not reach cluster_state:ok"
+        time.sleep(0.1)
+    return nodes

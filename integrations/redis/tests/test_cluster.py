@@ -3,7 +3,6 @@ spread over the hash slots, used through `redis-cli -c` and through redis-py's c
 This is how bloomery scales past one machine (docs/redis.md, "Redis Cluster")."""
 
 import subprocess
-import time
 
 import pytest
 import redis
@@ -12,25 +11,6 @@ from redis.cluster import ClusterNode, RedisCluster
 from conftest import CLI
 
 KEYS = [f"visited:{i}" for i in range(24)]  # spread over the slots (and so over the masters)
-
-
-def cluster_ok(server):
-    info = server.client().execute_command("CLUSTER", "INFO").decode()
-    return "cluster_state:ok" in info
-
-
-@pytest.fixture
-def cluster(make_server):
-    nodes = [make_server("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                         "--cluster-node-timeout", "5000") for _ in range(3)]
-    addresses = [f"127.0.0.1:{n.port}" for n in nodes]
-    subprocess.run([CLI, "--cluster", "create", *addresses, "--cluster-replicas", "0",
-                    "--cluster-yes"], check=True, capture_output=True, timeout=60)
-    deadline = time.monotonic() + 30
-    while not all(cluster_ok(n) for n in nodes):
-        assert time.monotonic() < deadline, "the cluster did not reach cluster_state:ok"
-        time.sleep(0.1)
-    return nodes
 
 
 def cli_c(node, *args):

@@ -38,15 +38,11 @@ growth, deletion with compaction, edge-case bytes and error replies while keepin
 runtime low: the other keys would only repeat these cases)."""
 
 import functools
-import subprocess
-import time
 
-import pytest
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 
 import redisbloom_model as model
-from conftest import CLI
 from redis_helpers import (aof_files, in_sync, make_master, scandump, start_replica,
                            wait_for_rewrite)
 from redisbloom_payloads import (BF_TYPE, cf_filter, cf_header, golden_chunks, golden_dump,
@@ -427,25 +423,6 @@ def test_replica_follows_restores_loadchunks_and_writes(make_server):
 
 
 # --- cluster ------------------------------------------------------------------------------------
-
-def cluster_ok(server):
-    info = server.client().execute_command("CLUSTER", "INFO").decode()
-    return "cluster_state:ok" in info
-
-
-@pytest.fixture
-def cluster(make_server):
-    """Three masters, as test_cluster.py builds them."""
-    nodes = [make_server("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                         "--cluster-node-timeout", "5000") for _ in range(3)]
-    addresses = [f"127.0.0.1:{n.port}" for n in nodes]
-    subprocess.run([CLI, "--cluster", "create", *addresses, "--cluster-replicas", "0",
-                    "--cluster-yes"], check=True, capture_output=True, timeout=60)
-    deadline = time.monotonic() + 30
-    while not all(cluster_ok(n) for n in nodes):
-        assert time.monotonic() < deadline, "the cluster did not reach cluster_state:ok"
-        time.sleep(0.1)
-    return nodes
 
 
 def test_cluster_takes_golden_keys_and_writes_as_a_single_server(cluster, make_server):
