@@ -14,6 +14,8 @@ import math
 import os
 import struct
 
+import redis
+
 GOLDEN = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                        "..", "tests", "data", "redisbloom-golden"))
 BF_TYPE = "MBbloom--"
@@ -679,3 +681,45 @@ def bf_hashes_for(bpe):
     if not math.isfinite(bpe):
         return None
     return math.ceil(LN2 * bpe)
+
+
+# --- replies ------------------------------------------------------------------------------------
+
+# Items per MEXISTS when a test asks about thousands.
+MEXISTS_BATCH = 500
+
+
+def plain(reply):
+    """A redis-py reply as answers.json and the model write replies: text for strings,
+    {"error": text} for an error (also inside an array)."""
+    if isinstance(reply, redis.ResponseError):
+        return {"error": str(reply)}
+    if isinstance(reply, bytes):
+        return reply.decode("utf-8", "surrogateescape")
+    if isinstance(reply, list):
+        return [plain(x) for x in reply]
+    return reply
+
+
+def probe_replies(c, key, kind, items, counts=False, each=True):
+    """What server `c` answers for `items` of `key`, plain: EXISTS of each item (each=True, else
+    None), MEXISTS of all in batches of MEXISTS_BATCH as one list (a batch that fails gives its
+    error for each of its items), CF.COUNT of each item (counts=True, else None)."""
+    p = c.pipeline(transaction=False)
+    if each:
+        for item in items:
+            p.execute_command(kind + ".EXISTS", key, item)
+    starts = range(0, len(items), MEXISTS_BATCH)
+    for at in starts:
+        p.execute_command(kind + ".MEXISTS", key, *items[at:at + MEXISTS_BATCH])
+    if counts:
+        for item in items:
+            p.execute_command("CF.COUNT", key, item)
+    replies = [plain(x) for x in p.execute(raise_on_error=False)]
+    n = len(items) if each else 0
+    mexists = []
+    for at, reply in zip(starts, replies[n:n + len(starts)]):
+        size = len(items[at:at + MEXISTS_BATCH])
+        mexists += reply if isinstance(reply, list) and len(reply) == size else [reply] * size
+    return (replies[:n] if each else None, mexists,
+            replies[n + len(starts):] if counts else None)

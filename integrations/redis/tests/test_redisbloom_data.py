@@ -35,12 +35,11 @@ from redisbloom_payloads import (
     cf_fields, cf_filter, cf_header, cf_header_bytes, cf_old_encoding_fits, copy_chain, crc64,
     field_spans, footer_completes, golden_chunks, golden_dump, golden_keys, golden_rdb_path,
     module_type_id, murmur2, murmur64a, old_encoding_fields, old_encoding_payload,
-    parse_dump, parse_rdb, split_module_type_id, truncated_payloads, utf8)
+    parse_dump, parse_rdb, plain, probe_replies, split_module_type_id, truncated_payloads, utf8)
 
 KEYS = golden_keys()
 BF_KEYS = [k for k in KEYS if k["type"] == "bf"]
 CF_KEYS = [k for k in KEYS if k["type"] == "cf"]
-MEXISTS_BATCH = 500
 BAD_DATA = "ERR Bad data format"  # Redis's reply to RESTORE when the module's loader refuses
 
 
@@ -50,17 +49,6 @@ def golden_fields(key):
 
 def kind_of(k):
     return "BF" if k["type"] == "bf" else "CF"
-
-
-def plain(reply):
-    """A reply as answers.json writes it: text for strings, {"error": text} for errors."""
-    if isinstance(reply, redis.ResponseError):
-        return {"error": str(reply)}
-    if isinstance(reply, bytes):
-        return reply.decode("utf-8", "surrogateescape")
-    if isinstance(reply, list):
-        return [plain(x) for x in reply]
-    return reply
 
 
 def replaced(info, **changes):
@@ -106,28 +94,13 @@ class Mismatches:
 def probe_answers(c, key, kind, items, m, expected_exists, expected_count=None, each=True):
     """EXISTS of every item (each=True), MEXISTS of all in batches, CF.COUNT of every item when
     expected_count is given; compared with the expected lists."""
-    p = c.pipeline(transaction=False)
-    if each:
-        for item in items:
-            p.execute_command(kind + ".EXISTS", key, item)
-    batches = range(0, len(items), MEXISTS_BATCH)
-    for at in batches:
-        p.execute_command(kind + ".MEXISTS", key, *items[at:at + MEXISTS_BATCH])
-    if expected_count is not None:
-        for item in items:
-            p.execute_command("CF.COUNT", key, item)
-    replies = p.execute(raise_on_error=False)
-    n = len(items) if each else 0
-    for i in range(n):
-        m.check(key, kind + ".EXISTS", expected_exists[i], plain(replies[i]), repr(items[i]))
-    mexists = []
-    for reply in replies[n:n + len(batches)]:
-        mexists += plain(reply) if isinstance(reply, list) else [plain(reply)] * MEXISTS_BATCH
-    for i in range(len(items)):
-        m.check(key, kind + ".MEXISTS", expected_exists[i], mexists[i], repr(items[i]))
-    if expected_count is not None:
-        for i, reply in enumerate(replies[n + len(batches):]):
-            m.check(key, "CF.COUNT", expected_count[i], plain(reply), repr(items[i]))
+    exists, mexists, counts = probe_replies(c, key, kind, items, expected_count is not None, each)
+    for i, got in enumerate(exists or []):
+        m.check(key, kind + ".EXISTS", expected_exists[i], got, repr(items[i]))
+    for i, got in enumerate(mexists):
+        m.check(key, kind + ".MEXISTS", expected_exists[i], got, repr(items[i]))
+    for i, got in enumerate(counts or []):
+        m.check(key, "CF.COUNT", expected_count[i], got, repr(items[i]))
 
 
 def compare_key(c, k, m, dump=True, scandump=True):

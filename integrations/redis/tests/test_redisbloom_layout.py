@@ -48,12 +48,11 @@ from conftest import MODULE, SERVER, _server_limits, free_port
 from redis_helpers import WRONGTYPE, arity, error_of, items
 from redisbloom_payloads import (
     BF_TYPE, CF_TYPE, ENCODING, bf_chain, cf_filter, golden_chunks, golden_dump, golden_keys,
-    golden_rdb_path, parse_dump, utf8)
+    golden_rdb_path, parse_dump, plain, probe_replies, utf8)
 
 KEYS = golden_keys()
 CF_KEYS = [k for k in KEYS if k["type"] == "cf"]
 REDISBLOOM = ["LAYOUT", "redisbloom"]
-MEXISTS_BATCH = 500
 NOT_FOUND = "ERR not found"
 NO_CUCKOO = "Cuckoo filter was not found"
 BAD_LAYOUT = "bloomery-redis: LAYOUT must be bloomery or redisbloom"
@@ -78,18 +77,6 @@ def info(c, key):
     """BF.INFO or CF.INFO of `key` (either layout, whichever its type answers) as a dict."""
     reply = c.execute_command(KIND_OF_TYPE[c.type(key).decode()] + ".INFO", key)
     return {reply[i].decode(): reply[i + 1] for i in range(0, len(reply), 2)}
-
-
-def plain(reply):
-    """A reply as answers.json and the model write it: text for strings, {"error": text} for an
-    error (also inside an array)."""
-    if isinstance(reply, redis.ResponseError):
-        return {"error": str(reply)}
-    if isinstance(reply, bytes):
-        return reply.decode("utf-8", "surrogateescape")
-    if isinstance(reply, list):
-        return [plain(x) for x in reply]
-    return reply
 
 
 def send(c, commands):
@@ -154,29 +141,14 @@ class Differences:
 def compare_probes(c, d, key, kind, probe_items, exists, counts=None, each=True, stage=""):
     """EXISTS of every item (each=True), MEXISTS of all in batches, CF.COUNT of every item when
     `counts` is given, against the expected lists."""
-    p = c.pipeline(transaction=False)
-    if each:
-        for item in probe_items:
-            p.execute_command(kind + ".EXISTS", key, item)
-    starts = range(0, len(probe_items), MEXISTS_BATCH)
-    for at in starts:
-        p.execute_command(kind + ".MEXISTS", key, *probe_items[at:at + MEXISTS_BATCH])
-    if counts is not None:
-        for item in probe_items:
-            p.execute_command("CF.COUNT", key, item)
-    replies = [plain(x) for x in p.execute(raise_on_error=False)]
-    n = len(probe_items) if each else 0
-    for item, want, got in zip(probe_items, exists, replies[:n]):
+    got_exists, got_mexists, got_counts = probe_replies(c, key, kind, probe_items,
+                                                        counts is not None, each)
+    for item, want, got in zip(probe_items, exists, got_exists or []):
         d.check(key, kind + ".EXISTS" + stage, want, got, shown(item))
-    mexists = []
-    for at, reply in zip(starts, replies[n:n + len(starts)]):
-        size = len(probe_items[at:at + MEXISTS_BATCH])
-        mexists += reply if isinstance(reply, list) and len(reply) == size else [reply] * size
-    for item, want, got in zip(probe_items, exists, mexists):
+    for item, want, got in zip(probe_items, exists, got_mexists):
         d.check(key, kind + ".MEXISTS" + stage, want, got, shown(item))
-    if counts is not None:
-        for item, want, got in zip(probe_items, counts, replies[n + len(starts):]):
-            d.check(key, "CF.COUNT" + stage, want, got, shown(item))
+    for item, want, got in zip(probe_items, counts or [], got_counts or []):
+        d.check(key, "CF.COUNT" + stage, want, got, shown(item))
 
 
 def compare_scandump(c, d, k):

@@ -45,13 +45,12 @@ from redis.cluster import ClusterNode, RedisCluster
 import redisbloom_model as model
 from redis_helpers import (aof_files, in_sync, make_master, scandump, start_replica,
                            wait_for_rewrite)
-from redisbloom_payloads import (BF_TYPE, cf_filter, cf_header, golden_chunks, golden_dump,
-                                 golden_keys, parse_dump, utf8)
+from redisbloom_payloads import (BF_TYPE, MEXISTS_BATCH, cf_filter, cf_header, golden_chunks,
+                                 golden_dump, golden_keys, parse_dump, plain, utf8)
 
 KEYS = golden_keys()
 RECORDS = {k["key"]: k for k in KEYS}
 NAMES = [k["key"] for k in KEYS]
-MEXISTS_BATCH = 500
 
 
 def fresh(tag, n):
@@ -90,17 +89,6 @@ WRITES = {
 GROWN = ["a01-bf-e0.1-c100-x2", "a13-bf-e0.0001-c100-x1-6filters", "a21-cf-c1000-b2",
          "a24-cf-c100-b2-mi5-x1"]
 UNCHANGED = [name for name in NAMES if name not in WRITES]
-
-
-def as_recorded(reply):
-    """A redis-py reply as answers.json and the model write replies."""
-    if isinstance(reply, redis.ResponseError):
-        return {"error": str(reply)}
-    if isinstance(reply, bytes):
-        return reply.decode("utf-8", "surrogateescape")
-    if isinstance(reply, list):
-        return [as_recorded(x) for x in reply]
-    return reply
 
 
 def field(info, name):
@@ -158,7 +146,7 @@ def send(c, commands):
     p = c.pipeline(transaction=False)
     for argv in commands:
         p.execute_command(*argv)
-    return [as_recorded(x) for x in p.execute(raise_on_error=False)]
+    return [plain(x) for x in p.execute(raise_on_error=False)]
 
 
 def restore(c, names, prefix=""):
@@ -207,13 +195,13 @@ def snapshot(c, keys, written=True):
     replies = p.execute(raise_on_error=False)
     out, at = {}, 0
     for key, kind, n_batches, n_sample in layout:
-        type_, info = as_recorded(replies[at:at + 2])
+        type_, info = plain(replies[at:at + 2])
         at += 2
         exists = []
         for reply in replies[at:at + n_batches]:
-            exists += as_recorded(reply) if isinstance(reply, list) else [as_recorded(reply)]
+            exists += plain(reply) if isinstance(reply, list) else [plain(reply)]
         at += n_batches
-        counts = as_recorded(replies[at:at + n_sample])
+        counts = plain(replies[at:at + n_sample])
         at += n_sample
         dump = replies[at]
         at += 1
