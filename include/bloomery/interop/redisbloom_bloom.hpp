@@ -366,15 +366,26 @@ class bloom_chain {
   // BF.DEBUG's reply, one string per element: "size:<items>", then one line per link.
   std::vector<std::string> debug_lines() const {
     std::vector<std::string> out;
-    out.push_back("size:" + std::to_string(size_));
+    out.push_back(debug_size_line(size_));
     const unsigned width = (options_ & option_force64) ? 64 : 32;
     for (const link& l : links_) {
-      out.push_back("bytes:" + std::to_string(l.bytes()) + " bits:" + std::to_string(l.bits) +
-                    " hashes:" + std::to_string(l.hashes) + " hashwidth:" + std::to_string(width) +
-                    " capacity:" + std::to_string(l.entries) + " size:" + std::to_string(l.size) +
-                    " ratio:" + format_double(l.error));
+      out.push_back(
+          debug_link_line(l.bytes(), l.bits, l.hashes, width, l.entries, l.size, l.error));
     }
     return out;
+  }
+
+  // BF.DEBUG's two line formats, for a caller that reports another filter the same way.
+  static std::string debug_size_line(std::uint64_t items) {
+    return "size:" + std::to_string(items);
+  }
+  static std::string debug_link_line(std::uint64_t bytes, std::uint64_t bits, std::uint32_t hashes,
+                                     unsigned hash_width, std::uint64_t capacity,
+                                     std::uint64_t items, double rate) {
+    return "bytes:" + std::to_string(bytes) + " bits:" + std::to_string(bits) +
+           " hashes:" + std::to_string(hashes) + " hashwidth:" + std::to_string(hash_width) +
+           " capacity:" + std::to_string(capacity) + " size:" + std::to_string(items) +
+           " ratio:" + format_double(rate);
   }
 
   std::uint32_t options() const noexcept { return options_; }

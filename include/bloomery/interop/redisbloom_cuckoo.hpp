@@ -297,11 +297,20 @@ class cuckoo_chain {
 
   // CF.DEBUG's reply.
   std::string debug_string() const {
-    return "bktsize:" + std::to_string(bucket_size_) + " buckets:" + std::to_string(num_buckets_) +
-           " items:" + std::to_string(num_items_) + " deletes:" + std::to_string(num_deletes_) +
-           " filters:" + std::to_string(filters_.size()) +
-           " max_iterations:" + std::to_string(max_iterations_) +
-           " expansion:" + std::to_string(expansion_);
+    return debug_line({bucket_size_, num_buckets_, num_items_, num_deletes_, filters_.size(),
+                       max_iterations_, expansion_});
+  }
+
+  // CF.DEBUG's format, for a caller that reports another filter the same way.
+  struct debug_figures {
+    std::uint64_t bucket_size, buckets, items, deletes, filters, max_iterations, expansion;
+  };
+  static std::string debug_line(const debug_figures& f) {
+    return "bktsize:" + std::to_string(f.bucket_size) + " buckets:" + std::to_string(f.buckets) +
+           " items:" + std::to_string(f.items) + " deletes:" + std::to_string(f.deletes) +
+           " filters:" + std::to_string(f.filters) +
+           " max_iterations:" + std::to_string(f.max_iterations) +
+           " expansion:" + std::to_string(f.expansion);
   }
 
   // Sub-filter i (oldest first): its bucket count and its slots. Throws std::out_of_range.

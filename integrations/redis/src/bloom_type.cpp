@@ -307,14 +307,11 @@ int bf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (v == nullptr) return redis_ok;
   const bloomery::scalable_bloom_filter& f = v->filter();
   RedisModule_ReplyWithArray(ctx, static_cast<long>(1 + f.sub_filter_count()));
-  reply_text(ctx, "size:" + std::to_string(f.inserted()));
+  reply_text(ctx, rb_bloom::debug_size_line(f.inserted()));
   for (std::size_t i = 0; i < f.sub_filter_count(); ++i) {
     const bloomery::bloom_filter::view s = f.sub_filter(i);
-    reply_text(ctx, "bytes:" + std::to_string(s.size_in_bytes()) +
-                        " bits:" + std::to_string(s.bit_count()) +
-                        " hashes:" + std::to_string(s.hash_count()) + " hashwidth:64 capacity:" +
-                        std::to_string(s.capacity()) + " size:" + std::to_string(s.inserted()) +
-                        " ratio:" + format_g(s.target_fpr()));
+    reply_text(ctx, rb_bloom::debug_link_line(s.size_in_bytes(), s.bit_count(), s.hash_count(), 64,
+                                              s.capacity(), s.inserted(), s.target_fpr()));
   }
   return redis_ok;
 }

@@ -5,7 +5,6 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <new>
@@ -63,13 +62,6 @@ inline int reply_error(RedisModuleCtx* ctx, const std::string& message) {
 
 inline int reply_text(RedisModuleCtx* ctx, const std::string& text) {
   return RedisModule_ReplyWithStringBuffer(ctx, text.data(), text.size());
-}
-
-// A number as C's printf "%g" writes it (RedisBloom's DEBUG replies).
-inline std::string format_g(double v) {
-  char buf[32];
-  const int n = std::snprintf(buf, sizeof buf, "%g", v);
-  return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
 }
 
 inline int reply_bytes(RedisModuleCtx* ctx, std::span<const std::byte> bytes) {

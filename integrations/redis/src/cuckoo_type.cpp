@@ -270,7 +270,17 @@ int cf_del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   return RedisModule_ReplyWithLongLong(ctx, 1);
 }
 
-// CF.INFO's figures of a bloomery key, in CF.INFO's order.
+// CF.INFO's figures of a bloomery key, in CF.INFO's order (info_field names the places).
+enum class info_field {
+  size,
+  buckets,
+  filters,
+  items,
+  deletes,
+  bucket_size,
+  expansion,
+  iterations
+};
 using info_figures = std::array<long long, 8>;
 info_figures info_of(const cuckoo_value& v) {
   const bloomery::scalable_cuckoo_filter& f = v.filter();
@@ -334,10 +344,16 @@ int cf_debug(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   const cuckoo_value* v = readable_value<cf_traits>(ctx, key);
   if (v == nullptr) return redis_ok;
   const info_figures x = info_of(*v);
-  return reply_text(ctx, "bktsize:" + std::to_string(x[5]) + " buckets:" + std::to_string(x[1]) +
-                             " items:" + std::to_string(x[3]) + " deletes:" + std::to_string(x[4]) +
-                             " filters:" + std::to_string(x[2]) + " max_iterations:" +
-                             std::to_string(x[7]) + " expansion:" + std::to_string(x[6]));
+  const auto figure = [&](info_field i) {
+    return static_cast<std::uint64_t>(x[static_cast<std::size_t>(i)]);
+  };
+  return reply_text(ctx, rb_cuckoo::debug_line({.bucket_size = figure(info_field::bucket_size),
+                                                .buckets = figure(info_field::buckets),
+                                                .items = figure(info_field::items),
+                                                .deletes = figure(info_field::deletes),
+                                                .filters = figure(info_field::filters),
+                                                .max_iterations = figure(info_field::iterations),
+                                                .expansion = figure(info_field::expansion)}));
 }
 
 // CF.COMPACT key: RedisBloom's compaction on a key of its layout; on bloomery's, OK with nothing

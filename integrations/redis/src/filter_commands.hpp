@@ -114,9 +114,10 @@ int reserve_key(RedisModuleCtx* ctx, RedisModuleString* name, Create&& create) {
 // WRONGTYPE.
 template <filter_traits T>
 bool answers_as_missing(const key_handle& key) {
+  if (!redisbloom_layout()) return false;  // no second type lookup on bloomery's default path
   bool wrong_type = false;
   key.value_of<typename T::value>(T::type, wrong_type);
-  return wrong_type && redisbloom_layout();
+  return wrong_type;
 }
 
 // EXISTS key item (`Array` false) / MEXISTS key item... (`Array`): 0 for a missing key.
@@ -132,6 +133,7 @@ int exists_command(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
           redisbloom_value<typename T::redisbloom_value>(key, T::redisbloom_type())) {
     for (std::size_t i = 0; i < n; ++i) found[i] = chain->may_contain(view_of(argv[2 + i]));
   } else if (answers_as_missing<T>(key)) {
+    // Every item answers 0, as for a missing key.
   } else {
     v = value_or_none<T>(ctx, key, replied);
     if (replied) return redis_ok;

@@ -24,11 +24,8 @@ namespace bloomery_redis {
 // The value at `key` when it is of the RedisBloom type `type`, else null.
 template <class Chain>
 Chain* redisbloom_value(const key_handle& key, RedisModuleType* type) {
-  if (key.get() == nullptr || RedisModule_KeyType(key.get()) != keytype_module ||
-      RedisModule_ModuleTypeGetType(key.get()) != type) {
-    return nullptr;
-  }
-  return static_cast<Chain*>(RedisModule_ModuleTypeGetValue(key.get()));
+  bool other_type = false;
+  return key.value_of<Chain>(type, other_type);
 }
 
 // A new key of RedisBloom's layout (LAYOUT redisbloom) stored in the empty, writable `key`: null
