@@ -233,3 +233,16 @@ def cluster(make_server):
         assert time.monotonic() < deadline, "the cluster did not reach cluster_state:ok"
         time.sleep(0.1)
     return nodes
+
+
+def failed_load_output(directory, *module_args):
+    """Starts a server whose module load must fail with `module_args`; returns what it printed,
+    having asserted that it stopped and did not load the module."""
+    proc = subprocess.run(
+        [SERVER, "--port", str(free_port()), "--bind", "127.0.0.1", "--dir", str(directory),
+         "--loadmodule", MODULE, *module_args, "--save", "", "--daemonize", "no"],
+        capture_output=True, timeout=30, preexec_fn=_server_limits)
+    out = proc.stdout.decode() + proc.stderr.decode()
+    assert proc.returncode != 0, out[-3000:]
+    assert "Module not loaded" in out, out[-3000:]
+    return out

@@ -3,11 +3,10 @@ texts, where bloomery does better, and the module's CF_FINGERPRINT_BITS load arg
 (docs/redis.md)."""
 
 import random
-import subprocess
 
 import pytest
 
-from conftest import MODULE, SERVER, _server_limits, free_port
+from conftest import failed_load_output
 from redis_helpers import (WRONGTYPE, arity, error_of, info, items, loadchunks,
                            reply_or_error, scandump)
 
@@ -559,14 +558,7 @@ def test_fingerprint_bits_argument_is_a_whole_keyword_in_any_case(make_server):
     (["CF_MAX_EXPANSIONS", "x"], "CF_MAX_EXPANSIONS must be an integer >= 1"),
 ])
 def test_a_bad_load_argument_fails_the_load(tmp_path, args, logged):
-    proc = subprocess.run(
-        [SERVER, "--port", str(free_port()), "--bind", "127.0.0.1", "--dir", str(tmp_path),
-         "--loadmodule", MODULE, *args, "--save", "", "--daemonize", "no"],
-        capture_output=True, timeout=30, preexec_fn=_server_limits)
-    out = proc.stdout.decode() + proc.stderr.decode()
-    assert proc.returncode != 0
-    assert logged in out
-    assert "Module not loaded" in out
+    assert logged in failed_load_output(tmp_path, *args)
 
 
 def test_redisbloom_load_arguments_keep_their_meaning(make_server):
