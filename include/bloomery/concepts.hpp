@@ -17,19 +17,32 @@
 
 namespace bloomery {
 
-// Answers queries, reports its statistics and serializes (save, load, serialize, deserialize).
-template <class F>
-concept membership_filter = std::copy_constructible<F> &&
-    requires(const F& f, std::string_view s, std::uint64_t u, std::span<const std::uint64_t> keys,
-             std::span<bool> out, const detail::parsed_file& parsed) {
-  { F::kind } -> std::convertible_to<filter_kind>;
-  { f.may_contain(s) } -> std::same_as<bool>;
-  { f.may_contain(u) } -> std::same_as<bool>;
-  { f.may_contain_many(keys, out) } -> std::same_as<std::size_t>;
-  { f.stats() } -> std::same_as<filter_stats>;
+// Answers "possibly present" or "definitely not" for keys of type Key and reports its size and
+// estimates. Every filter of the kind table does for text and 64-bit keys; the foreign formats of
+// interop/ (whose files are not bloomery's) for the keys their home system takes.
+template <class F, class Key>
+concept answers_queries = requires(const F& f, const Key& key) {
+  { f.may_contain(key) } -> std::same_as<bool>;
   { f.size_in_bytes() } -> std::same_as<std::uint64_t>;
   { f.approximate_count() } -> std::same_as<std::uint64_t>;
   { f.estimated_fpr() } -> std::same_as<double>;
+};
+
+// Takes keys of type Key one at a time; insert says whether the key went in.
+template <class F, class Key>
+concept takes_inserts = answers_queries<F, Key> && requires(F& f, const Key& key) {
+  { f.insert(key) } -> std::same_as<insert_result>;
+};
+
+// Answers queries, reports its statistics and serializes (save, load, serialize, deserialize).
+template <class F>
+concept membership_filter = std::copy_constructible<F> && answers_queries<F, std::string_view> &&
+    answers_queries<F, std::uint64_t> &&
+    requires(const F& f, std::span<const std::uint64_t> keys, std::span<bool> out,
+             const detail::parsed_file& parsed) {
+  { F::kind } -> std::convertible_to<filter_kind>;
+  { f.may_contain_many(keys, out) } -> std::same_as<std::size_t>;
+  { f.stats() } -> std::same_as<filter_stats>;
   { f.image() } -> std::same_as<detail::file_image>;
   { F::from_image(parsed) } -> std::same_as<F>;
 };
@@ -38,10 +51,8 @@ concept membership_filter = std::copy_constructible<F> &&
 // kinds whose kind_info::fills_up is set); check_and_insert also says whether the key answered
 // "possibly present" before it was inserted (`already_present`).
 template <class F>
-concept insertable_filter = membership_filter<F> &&
-    requires(F& f, std::string_view s, std::uint64_t u) {
-  { f.insert(s) } -> std::same_as<insert_result>;
-  { f.insert(u) } -> std::same_as<insert_result>;
+concept insertable_filter = membership_filter<F> && takes_inserts<F, std::string_view> &&
+    takes_inserts<F, std::uint64_t> && requires(F& f, std::string_view s) {
   { f.check_and_insert(s) } -> std::same_as<insert_result>;
   f.clear();
 };
