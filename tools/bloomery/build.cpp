@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "guava.hpp"
 #include "insert.hpp"
 #include "keys.hpp"
 
@@ -24,10 +25,19 @@ struct build_args {
   std::string kind = "bloom";
   std::string seed;
   std::string out;
+  format_args format;
   input_args in;
 };
 
 int cmd_build(const build_args& a) {
+  if (const auto funnel = guava_format(a.format, /*needs_funnel=*/true)) {
+    if (a.kind != "bloom" || !a.seed.empty()) {
+      throw cli_error(
+          "--kind and --seed do not apply to --format guava (Guava has one kind, unseeded)");
+    }
+    if (!a.n) throw cli_error("-n: the expected insertions are required for --format guava");
+    return guava_build(*a.n, a.p, *funnel, a.out, a.in);
+  }
   // --kind was checked against the table's names, so the lookup succeeds.
   const bloomery::filter_kind kind = bloomery::parse_filter_kind(a.kind).value();
   std::uint64_t keys = 0;
@@ -74,13 +84,15 @@ command register_build(CLI::App& app) {
       ->check(CLI::IsMember(kind_name_list()));
   cmd->add_option("--seed", a->seed, "hash seed (number) or 'random' for a keyed filter");
   cmd->add_option("-o,--output", a->out, "the filter file to write")->required();
+  add_format_options(cmd, a->format, /*with_funnel=*/true);
   add_input_options(cmd, a->in);
   cmd->footer(
       "Examples:\n"
       "  bloomery build -n 1000000 -p 0.01 -o urls.bloom urls.txt\n"
       "  cut -d, -f1 export.csv | bloomery build -n 5000000 -p 0.001 --kind blocked -o ids.bf -\n"
       "  bloomery build -p 0.004 --kind static -o sstable.flt keys.txt\n"
-      "  bloomery build -n 10000 -p 0.01 --field 2 --delimiter , -o f.bf data.csv");
+      "  bloomery build -n 10000 -p 0.01 --field 2 --delimiter , -o f.bf data.csv\n"
+      "  bloomery build --format guava --funnel long -n 100000 -p 0.01 -o ids.guava ids.txt");
   return {cmd, [a] { return cmd_build(*a); }};
 }
 

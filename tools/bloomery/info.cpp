@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "guava.hpp"
 
 namespace bloomery_cli {
 namespace {
@@ -66,13 +67,21 @@ command register_info(CLI::App& app) {
   struct info_args {
     std::string file;
     bool json = false;
+    format_args format;
   };
   auto a = std::make_shared<info_args>();
   CLI::App* cmd = app.add_subcommand("info", "describe a filter file");
   cmd->add_option("file", a->file, "filter file")->required();
   cmd->add_flag("--json", a->json, "one JSON object on standard output");
-  cmd->footer("Examples:\n  bloomery info urls.bloom\n  bloomery info --json urls.bloom");
-  return {cmd, [a] { return cmd_info(a->file, a->json); }};
+  add_format_options(cmd, a->format, /*with_funnel=*/false);
+  cmd->footer(
+      "Examples:\n  bloomery info urls.bloom\n  bloomery info --json urls.bloom\n"
+      "  bloomery info --format guava seen.guava");
+  return {cmd, [a] {
+            if (guava_format(a->format, /*needs_funnel=*/false))
+              return guava_info(a->file, a->json);
+            return cmd_info(a->file, a->json);
+          }};
 }
 
 }  // namespace bloomery_cli

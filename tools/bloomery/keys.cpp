@@ -158,7 +158,10 @@ void read_one(int fd, const std::string& file, const key_options& opts, chunk_pi
       }
       ++line_no;
       const std::string_view key = key_of({data + pos, end - pos}, opts, file, line_no);
-      if (!key.empty()) c->keys.push_back(key);
+      if (!key.empty()) {
+        if (opts.check) opts.check(key, display_name(file), line_no);
+        c->keys.push_back(key);
+      }
       pos = end + 1;
     }
     carry.assign(data + std::min(pos, filled), filled - std::min(pos, filled));
@@ -233,7 +236,7 @@ key_options input_args::options(const char* label) const {
   if (delimiter.size() != 1) {
     throw cli_error("--delimiter: '" + delimiter + "' must be exactly one character");
   }
-  return {field, delimiter[0], quiet ? std::string() : std::string(label)};
+  return {field, delimiter[0], quiet ? std::string() : std::string(label), {}};
 }
 
 void add_input_options(CLI::App* cmd, input_args& in) {

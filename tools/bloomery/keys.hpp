@@ -22,6 +22,9 @@ struct key_options {
   // Label of a progress bar on standard error ("build", "query", ...); empty: none. The bar is
   // drawn only when standard error is a terminal, at most 10 times a second, and erased at the end.
   std::string progress;
+  // When set, called for every key with its file and line number, in the thread that reads the
+  // input: throws cli_error to refuse a key its command cannot take (an error naming the line).
+  std::function<void(std::string_view key, const std::string& file, std::uint64_t line)> check;
 };
 
 // Calls `batch` with consecutive batches of keys read from `files` ("-" or none: standard input).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "guava.hpp"
 #include "keys.hpp"
 #include "parallel.hpp"
 
@@ -19,12 +20,16 @@ namespace {
 
 struct query_args {
   std::string file;
+  format_args format;
   input_args in;
   bool invert = false;
   bool count = false;
 };
 
 int cmd_query(const query_args& a) {
+  if (const auto funnel = guava_format(a.format, /*needs_funnel=*/true)) {
+    return guava_query(a.file, *funnel, a.in, a.invert, a.count);
+  }
   const bloomery::any_filter f = load_filter(a.file);
   std::uint64_t printed = 0;
   std::string out;
@@ -67,13 +72,15 @@ command register_query(CLI::App& app) {
   cmd->add_option("file", a->file, "filter file")->required();
   cmd->add_flag("-v,--invert-match", a->invert, "print the keys that are definitely absent");
   cmd->add_flag("-c,--count", a->count, "print only the number of lines");
+  add_format_options(cmd, a->format, /*with_funnel=*/true);
   add_input_options(cmd, a->in);
   cmd->footer(
       "Exit status: 0 when a line was printed (or counted), 1 when none, 2 on error.\n"
       "Examples:\n"
       "  bloomery query urls.bloom candidates.txt\n"
       "  bloomery query -v urls.bloom candidates.txt > certainly-new.txt\n"
-      "  echo example.com | bloomery query -c urls.bloom");
+      "  echo example.com | bloomery query -c urls.bloom\n"
+      "  bloomery query --format guava --funnel string seen.guava candidates.txt");
   return {cmd, [a] { return cmd_query(*a); }};
 }
 

@@ -566,6 +566,44 @@ bip37_err "--filter needs --contains HEX..." --filter 03614e9b050000000000000001
 bip37_err "--filter and --elements exclude each other" --filter 03614e9b050000000000000001 --elements 3 --contains 00
 bip37_err "--contains needs --filter" --elements 3 --fpr 0.01 --contains 00
 
+# --- --format guava: Guava BloomFilter streams (tests/guava checks them against Guava itself) ---
+# Guava 31.1 wrote this stream for create(stringFunnel(UTF_8), 20, 0.05) after putting the fruits.
+printf 'apple\nbanana\ncherry\ndurian\n' >fruits.txt
+run 0 build --format guava --funnel string -n 20 -p 0.05 -q -o fruits.guava fruits.txt
+[[ $(od -An -tx1 -v fruits.guava | tr -d ' \n') == 01040000000202100000080402812080048100401020 ]] ||
+  fail "fruits.guava is not the stream Guava wrote"
+run_in 0 'apple\nkiwi\ndurian\n' query --format guava --funnel string fruits.guava
+out_is $'apple\ndurian'
+run_in 0 'apple\nkiwi\n' query --format guava --funnel string -v -c fruits.guava
+out_is 1
+run 0 info --format guava fruits.guava
+out_has "strategy:           MURMUR128_MITZ_64"
+out_has "approximate_count:  4"
+run 0 info --format guava --json fruits.guava
+json_ok
+out_has '"hashes": 4, "bits": 128, "size_in_bytes": 22, "bits_set": 15'
+printf '1\n-9223372036854775808\n+7\n' >ids.txt
+run 0 build --format guava --funnel long -n 10 -p 0.01 -q -o ids.guava ids.txt
+run_in 0 '7\n-9223372036854775808\n' query --format guava --funnel long -c ids.guava
+out_is 2
+guava_err() { run 2 "${@:2}"; err_line "$1"; }
+guava_err "'ids.txt' line 2: '-9223372036854775808' is not a 32-bit signed decimal integer" \
+  build --format guava --funnel int -n 10 -p 0.01 -o x.guava ids.txt
+printf '5\n\n2147483648\n' >big.txt
+guava_err "'big.txt' line 3: '2147483648' is not a 32-bit" query --format guava --funnel int ids.guava big.txt
+guava_err "line 1: not valid UTF-8 at byte 2" query --format guava --funnel chars fruits.guava <(printf 'a\xff\n')
+guava_err "--funnel applies only with --format guava" query --funnel long ids.guava ids.txt
+guava_err "--format guava needs --funnel" query --format guava ids.guava ids.txt
+guava_err "--kind and --seed do not apply to --format guava" build --format guava --funnel int --kind blocked -n 1 -p 0.1 -o x.guava ids.txt
+guava_err "Guava cannot create a BloomFilter of 0 bits" build --format guava --funnel string -n 1 -p 0.99 -o x.guava fruits.txt
+head -c 10 fruits.guava >short.guava
+guava_err "'short.guava': Guava stream: 2 words declared, so 22 bytes, but it has 10 (truncated)" query --format guava --funnel string short.guava fruits.txt
+cp fruits.guava bad.guava
+printf '\x02' | dd of=bad.guava bs=1 count=1 conv=notrunc 2>/dev/null
+guava_err "'bad.guava': Guava stream: unknown strategy ordinal 2" info --format guava bad.guava
+guava_err "'fruits.guava': not a bloomery filter file" query fruits.guava fruits.txt
+[[ ! -e x.guava ]] || fail "a refused build left x.guava behind"
+
 # --- help and version -------------------------------------------------------------------------
 run 0 --version
 out_is "bloomery 0.1.0"
