@@ -6,6 +6,7 @@
 #include <bit>
 #include <bloomery/any_filter.hpp>
 #include <bloomery/bip37.hpp>
+#include <bloomery/interop/guava.hpp>
 #include <bloomery/interop/redisbloom_bloom.hpp>
 #include <bloomery/interop/redisbloom_cuckoo.hpp>
 #include <bloomery/lsm/sstable.hpp>
@@ -267,6 +268,33 @@ void bip37_inputs() {
   put("noncanonical_length", {0xfd, 0x03, 0x00, 0xff, 0xff, 0xff, 5, 0, 0, 0, 0, 0, 0, 0, 0});
   put("over_max_bytes", {0xfd, 0xa1, 0x8c});
   put("bad_flags", {0x01, 0xff, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x03});
+}
+
+// guava_stream: streams as Guava writes them, for each funnel and both strategies (MITZ_32 by
+// rewriting the ordinal of a MITZ_64 stream: the layout is the same), and a few it must refuse.
+void guava_inputs() {
+  namespace guava = bloomery::interop::guava;
+  const auto put = [](const std::string& name, std::vector<std::byte> b) {
+    write("guava_stream", name, b);
+  };
+  guava::bloom_filter text(20, 0.05);
+  for (const char* k : {"apple", "banana", "cherry", "durian"}) (void)text.insert(k);
+  put("string_mitz64", text.to_bytes());
+  auto old = text.to_bytes();
+  old[0] = std::byte{0};
+  put("string_mitz32", old);
+  guava::bloom_filter longs(200, 0.001, guava::funnel::int64);
+  for (std::int64_t i = -50; i < 150; ++i) (void)longs.insert(i * 7919);
+  put("long_mitz64", longs.to_bytes());
+  guava::bloom_filter full(2, 0.5, guava::funnel::int32);
+  for (std::int64_t i = 0; i < 1000; ++i) (void)full.insert(i);
+  put("int_overfilled", full.to_bytes());
+  auto truncated = text.to_bytes();
+  truncated.pop_back();
+  put("truncated", truncated);
+  auto no_hashes = text.to_bytes();
+  no_hashes[1] = std::byte{0};
+  put("zero_hashes", no_hashes);
 }
 
 // ---- redisbloom_bloom and redisbloom_cuckoo: values shaped like the golden data's keys
@@ -596,6 +624,7 @@ int main(int argc, char** argv) {
   op_inputs();
   static_inputs();
   bip37_inputs();
+  guava_inputs();
   redisbloom_bloom_inputs();
   redisbloom_cuckoo_inputs();
   return 0;
