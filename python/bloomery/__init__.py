@@ -16,7 +16,8 @@ absent key at about the filter's false-positive rate.
 One class per kind: BloomFilter, BlockedBloomFilter, CountingBloomFilter, CuckooFilter,
 ScalableBloomFilter, ScalableCuckooFilter (built from capacity and fpr) and StaticFilter
 (StaticFilter.build(keys, fpr)). Keys are str (UTF-8), bytes-like, or int in [-2**63, 2**64).
-docs/python.md in the repository has the whole API.
+GuavaBloomFilter is Guava's BloomFilter, bit-exact with Guava 31.1 (its streams and hashing), and
+guava_shape gives the size Guava picks. docs/python.md in the repository has the whole API.
 """
 
 from typing import Union as _Union
@@ -25,9 +26,11 @@ from ._bloomery import (
     Filter,
     FilterFull,
     FormatError,
+    GuavaBloomFilter,
     MappedFilter,
     __version__,
     _kind_classes,
+    guava_shape,
     load,
     loads,
     open,
@@ -51,5 +54,5 @@ def _from_bytes(data):
 
 __all__ = sorted(
     [cls.__name__ for cls in _kind_classes.values()]
-    + ["Filter", "FilterFull", "FormatError", "Key", "MappedFilter", "__version__", "load", "loads",
-       "open"])
+    + ["Filter", "FilterFull", "FormatError", "GuavaBloomFilter", "Key", "MappedFilter",
+       "__version__", "guava_shape", "load", "loads", "open"])

@@ -12,6 +12,13 @@ __version__: str
 Key = Union[str, bytes, bytearray, memoryview, int]
 """str (its UTF-8 bytes), bytes-like (its bytes) or int in [-2**63, 2**64)."""
 
+GuavaKey = Union[str, bytes, bytearray, memoryview, int]
+"""By funnel: string: str or bytes-like; chars: str; long and int: an int (Java long, int)."""
+
+GuavaFunnel = Literal["string", "chars", "long", "int"]
+
+GuavaStrategy = Literal["MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
+
 IntBuffer = Union["npt.NDArray[np.integer[Any]]", memoryview]
 """A 1-D buffer of integers, read in place (a NumPy integer array, array.array, ...)."""
 
@@ -178,6 +185,40 @@ class MappedFilter:
         exc_value: Optional[BaseException],
         traceback: Optional[TracebackType],
     ) -> bool: ...
+
+class GuavaBloomFilter:
+    """Guava's BloomFilter, bit-exact with Guava 31.1; the stream does not store the funnel."""
+
+    def __init__(
+        self, expected_insertions: int, fpp: float, funnel: GuavaFunnel = "string"
+    ) -> None: ...
+    @staticmethod
+    def from_bytes(
+        data: Union[bytes, bytearray, memoryview], funnel: GuavaFunnel = "string"
+    ) -> "GuavaBloomFilter": ...
+    def to_bytes(self) -> bytes: ...
+    def add(self, key: GuavaKey) -> bool: ...
+    def __contains__(self, key: GuavaKey) -> bool: ...
+    @property
+    def funnel(self) -> GuavaFunnel: ...
+    @property
+    def strategy(self) -> GuavaStrategy: ...
+    @property
+    def hashes(self) -> int: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def bits_set(self) -> int: ...
+    @property
+    def size_in_bytes(self) -> int: ...
+    @property
+    def approximate_count(self) -> int: ...
+    @property
+    def estimated_fpr(self) -> float: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: None  # type: ignore[assignment]
+
+def guava_shape(expected_insertions: int, fpp: float) -> tuple[int, int]: ...
 
 AnyFilter = Union[
     BloomFilter,
