@@ -18,6 +18,7 @@ packages=(
   libssl-dev                         # examples/spv_wallet: SHA-256 for Bitcoin txids (libcrypto)
   pybind11-dev python3-pybind11 python3-dev python3-numpy  # python/: the bindings
   python3-hypothesis python3-venv python3-pip python3-setuptools  # their tests, pip install ./python
+  default-jdk-headless libguava-java  # tests/guava and bench/guava: the real Guava 31.1 on the JDK
 )
 
 missing=()
