@@ -6,8 +6,8 @@
 # Guava's); the probes are 10^6 keys, half of them present. The two programs run alternately,
 # RUNS times each; each run does ROUNDS rounds in one process and keeps the median of the rounds
 # after the first WARMUP (the JVM's JIT compiles the query path in those). Reported: the median
-# over the runs of those medians, per key, and their ratio. Needs default-jdk-headless and
-# libguava-java (scripts/setup.sh).
+# over the runs of those medians, per key, and their ratio (bloomery's time over Guava's). Needs
+# default-jdk-headless and libguava-java (scripts/setup.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
@@ -59,7 +59,7 @@ def medians(path):
     rows = [line.split() for line in open(path)][warmup:]
     return (statistics.median(float(r[0]) for r in rows),
             statistics.median(float(r[1]) for r in rows), {r[2] for r in rows})
-print("funnel  stream read (us): bloomery  Guava   query (ns/key): bloomery  Guava  Guava/bloomery")
+print("funnel  stream read (us): bloomery  Guava   query (ns/key): bloomery  Guava  bloomery/Guava")
 for funnel in ("string", "long"):
     cpp = [medians(f"{work}/{funnel}.cpp.{r}") for r in range(1, runs + 1)]
     java = [medians(f"{work}/{funnel}.java.{r}") for r in range(1, runs + 1)]
@@ -68,6 +68,7 @@ for funnel in ("string", "long"):
         sys.exit(f"run.sh: the positives differ between bloomery and Guava: {positives}")
     read_c, read_j = (statistics.median(x[0] for x in v) for v in (cpp, java))
     q_c, q_j = (statistics.median(x[1] for x in v) for v in (cpp, java))
-    print(f"{funnel:6}  {read_c:26.0f} {read_j:6.0f}   {q_c:24.1f} {q_j:6.1f}  {q_j / q_c:14.2f}"
-          f"   ({positives.pop()} positives of 10^6 each)")
+    ratios = sorted(c[1] / j[1] for c, j in zip(cpp, java))
+    print(f"{funnel:6}  {read_c:26.0f} {read_j:6.0f}   {q_c:24.1f} {q_j:6.1f}  {q_c / q_j:14.3f}"
+          f"   (runs' ratios {ratios[0]:.3f}-{ratios[-1]:.3f}; {positives.pop()} positives of 10^6)")
 PY
