@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -107,7 +108,11 @@ TEST(ParquetKeys, TextIsReadAsTheColumnsType) {
   EXPECT_FALSE(pq::hash_text_key(pq::physical_type::int64, "1.5"));
   EXPECT_FALSE(pq::hash_text_key(pq::physical_type::int64, "+-1"));
   EXPECT_FALSE(pq::hash_text_key(pq::physical_type::float64, ""));
-  EXPECT_FALSE(pq::hash_text_key(pq::physical_type::float64, "1e999"));
+  EXPECT_EQ(pq::hash_text_key(pq::physical_type::float64, "1e999"),
+            pq::split_block_filter::hash(std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(pq::hash_text_key(pq::physical_type::float32, "-5e-324"),
+            pq::split_block_filter::hash(-0.0f));
+  EXPECT_FALSE(pq::hash_text_key(pq::physical_type::float64, "1e999x"));
   EXPECT_EQ(pq::hash_text_key(pq::physical_type::float32, "0.1"),
             pq::split_block_filter::hash(0.1f));
   EXPECT_THROW((void)pq::hash_text_key(pq::physical_type::boolean, "1"), std::invalid_argument);

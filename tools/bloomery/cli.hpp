@@ -43,6 +43,7 @@ command register_size(CLI::App& app);
 command register_advise(CLI::App& app);
 command register_explain(CLI::App& app);
 command register_bip37(CLI::App& app);
+command register_parquet(CLI::App& app);
 
 // The library's message without its "bloomery: " prefix (the tool adds its own), on one line.
 std::string strip(std::string_view what);

@@ -36,7 +36,7 @@ int run(int argc, char** argv) {
   const std::vector<command> commands{
       register_build(app),  register_add(app),     register_remove(app),    register_query(app),
       register_info(app),   register_merge(app),   register_intersect(app), register_size(app),
-      register_advise(app), register_explain(app), register_bip37(app)};
+      register_advise(app), register_explain(app), register_bip37(app),     register_parquet(app)};
 
   // CLI11 would report an unknown command as "A subcommand is required"; name it instead.
   if (argc > 1 && argv[1][0] != '-' && !is_command(app, argv[1])) {

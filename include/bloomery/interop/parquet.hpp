@@ -30,6 +30,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -226,7 +227,8 @@ constexpr bool has_keys(physical_type t) noexcept {
 
 // A key given as text, read as a value of the column's physical type and hashed as the filter
 // hashes it. BYTE_ARRAY: the text's bytes; INT32, INT64: a signed decimal integer in range;
-// FLOAT, DOUBLE: a decimal number (or inf, nan) rounded to the nearest value of the type. nullopt
+// FLOAT, DOUBLE: a decimal number (or inf, nan) rounded to the nearest value of the type (beyond
+// its range: 0 or an infinity, with the sign). nullopt
 // when the text is not such a value; std::invalid_argument for a type without keys (has_keys).
 inline std::optional<std::uint64_t> hash_text_key(physical_type t, std::string_view text) {
   const char* first = text.data();
@@ -253,12 +255,23 @@ inline std::optional<std::uint64_t> hash_text_key(physical_type t, std::string_v
     }
     case physical_type::float32: {
       float v = 0;
-      if (!whole(std::from_chars(first, last, v))) return std::nullopt;
+      const auto r = std::from_chars(first, last, v);
+      // Beyond the range the nearest value is 0 (or a subnormal) or an infinity, as strtof says.
+      if (r.ec == std::errc::result_out_of_range && r.ptr == last) {
+        v = std::strtof(std::string(first, last).c_str(), nullptr);
+      } else if (!whole(r)) {
+        return std::nullopt;
+      }
       return split_block_filter::hash(v);
     }
     case physical_type::float64: {
       double v = 0;
-      if (!whole(std::from_chars(first, last, v))) return std::nullopt;
+      const auto r = std::from_chars(first, last, v);
+      if (r.ec == std::errc::result_out_of_range && r.ptr == last) {
+        v = std::strtod(std::string(first, last).c_str(), nullptr);
+      } else if (!whole(r)) {
+        return std::nullopt;
+      }
       return split_block_filter::hash(v);
     }
     default:
@@ -491,8 +504,16 @@ class parquet_file {
     return std::nullopt;
   }
 
-  // The Bloom filter of one column chunk, or nullopt when the chunk has none.
-  std::optional<split_block_filter> bloom_filter(std::size_t group, std::size_t column) const {
+  // Where one column chunk's Bloom filter lies, from its header (read and checked): nullopt when
+  // the chunk has none.
+  struct filter_location {
+    std::uint64_t offset = 0;        // of the header
+    std::uint32_t header_bytes = 0;  // the BloomFilterHeader's
+    std::uint32_t bitset_bytes = 0;  // numBytes
+    std::uint64_t length() const noexcept { return std::uint64_t{header_bytes} + bitset_bytes; }
+  };
+  std::optional<filter_location> bloom_filter_location(std::size_t group,
+                                                       std::size_t column) const {
     const column_chunk& c = groups_.at(group).columns.at(column);
     if (!c.bloom_filter_offset) return std::nullopt;
     const std::int64_t offset = *c.bloom_filter_offset;
@@ -505,19 +526,28 @@ class parquet_file {
     std::vector<std::byte> head(static_cast<std::size_t>(room < 64 ? room : 64));
     read_at(static_cast<std::uint64_t>(offset), head);
     thrift_reader r(head, "Parquet Bloom filter header (" + where + ")");
-    const std::uint32_t bytes = detail::read_filter_header(r);
-    const std::uint64_t header = r.position();
-    if (header + bytes > room) {
-      bad(where + ": a Bloom filter of " + std::to_string(bytes) +
+    filter_location loc;
+    loc.offset = static_cast<std::uint64_t>(offset);
+    loc.bitset_bytes = detail::read_filter_header(r);
+    loc.header_bytes = static_cast<std::uint32_t>(r.position());
+    if (loc.length() > room) {
+      bad(where + ": a Bloom filter of " + std::to_string(loc.bitset_bytes) +
           " bytes past the end of the file");
     }
     if (c.bloom_filter_length &&
-        static_cast<std::uint64_t>(*c.bloom_filter_length) != header + bytes) {
+        static_cast<std::uint64_t>(*c.bloom_filter_length) != loc.length()) {
       bad(where + ": bloom_filter_length " + std::to_string(*c.bloom_filter_length) +
-          " does not match its header (" + std::to_string(header + bytes) + " bytes)");
+          " does not match its header (" + std::to_string(loc.length()) + " bytes)");
     }
-    std::vector<std::byte> bitset = bloomery::detail::file_buffer(bytes);
-    read_at(static_cast<std::uint64_t>(offset) + header, bitset);
+    return loc;
+  }
+
+  // The Bloom filter of one column chunk, or nullopt when the chunk has none.
+  std::optional<split_block_filter> bloom_filter(std::size_t group, std::size_t column) const {
+    const std::optional<filter_location> loc = bloom_filter_location(group, column);
+    if (!loc) return std::nullopt;
+    std::vector<std::byte> bitset = bloomery::detail::file_buffer(loc->bitset_bytes);
+    read_at(loc->offset + loc->header_bytes, bitset);
     return split_block_filter::from_bitset(bitset);
   }
 
