@@ -12,9 +12,12 @@
 #include <bloomery/lsm/sstable.hpp>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <span>
 #include <string>
 #include <vector>
@@ -295,6 +298,29 @@ void guava_inputs() {
   auto no_hashes = text.to_bytes();
   no_hashes[1] = std::byte{0};
   put("zero_hashes", no_hashes);
+}
+
+// parquet_footer: the Parquet files DuckDB wrote for the tests (tests/data/parquet), whole, and
+// their footers alone (the target frames an input as a footer too).
+void parquet_inputs() {
+  const std::filesystem::path dir = root / ".." / ".." / "tests" / "data" / "parquet";
+  for (const char* name : {"golden.parquet", "golden_fpp.parquet"}) {
+    std::ifstream in(dir / name, std::ios::binary);
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (chars.size() < 12) {
+      std::fprintf(stderr, "make_corpus: cannot read %s\n", (dir / name).c_str());
+      std::exit(1);
+    }
+    bytes file(chars.size());
+    std::memcpy(file.data(), chars.data(), chars.size());
+    write("parquet_footer", std::string(name) + ".whole", file);
+    const std::size_t n = std::to_integer<std::size_t>(file[file.size() - 8]) |
+                          std::to_integer<std::size_t>(file[file.size() - 7]) << 8 |
+                          std::to_integer<std::size_t>(file[file.size() - 6]) << 16 |
+                          std::to_integer<std::size_t>(file[file.size() - 5]) << 24;
+    write("parquet_footer", std::string(name) + ".footer",
+          bytes(file.end() - 8 - static_cast<std::ptrdiff_t>(n), file.end() - 8));
+  }
 }
 
 // ---- redisbloom_bloom and redisbloom_cuckoo: values shaped like the golden data's keys
@@ -625,6 +651,7 @@ int main(int argc, char** argv) {
   static_inputs();
   bip37_inputs();
   guava_inputs();
+  parquet_inputs();
   redisbloom_bloom_inputs();
   redisbloom_cuckoo_inputs();
   return 0;

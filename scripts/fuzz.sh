@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 all=(deserialize_any lsm_readers cli_keys static_build bip37_parse redisbloom_bloom
-     redisbloom_cuckoo guava_stream diff_bloom diff_blocked diff_counting diff_cuckoo diff_scalable
+     redisbloom_cuckoo guava_stream parquet_footer diff_bloom diff_blocked diff_counting diff_cuckoo diff_scalable
      diff_scalable_cuckoo)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 
@@ -43,6 +43,7 @@ max_len() {
     bip37_parse) echo 4096 ;;  # past 253 filter bytes, where the length takes three bytes
     redisbloom_bloom | redisbloom_cuckoo) echo 8192 ;;  # a SCANDUMP header and a few chunks
     guava_stream) echo 2048 ;;  # up to 255 words
+    parquet_footer) echo 16384 ;;  # the golden files whole (11 KB)
     *) echo 768 ;;
   esac
 }

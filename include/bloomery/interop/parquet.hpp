@@ -41,6 +41,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "bloomery/errors.hpp"
@@ -451,44 +452,40 @@ inline std::uint32_t read_filter_header(thrift_reader& r) {
 }  // namespace detail
 
 // A Parquet file opened for its Bloom filters: the footer is read and parsed at open(), each
-// filter on request. Nothing else of the file is read.
+// filter on request. Nothing else of the file is read. Copies share the open file.
 class parquet_file {
  public:
   static parquet_file open(const std::filesystem::path& path) {
     parquet_file f;
     f.path_ = path;
-    f.fd_ =
-        std::make_shared<bloomery::detail::fd_guard>(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (f.fd_->fd < 0)
+    f.fd_ = std::make_shared<bloomery::detail::fd_guard>();  // an aggregate: no make_shared(fd)
+    f.fd_->fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd_->fd < 0) {
       throw std::system_error(errno, std::generic_category(),
                               "bloomery: cannot open " + path.string());
+    }
     struct stat st {};
-    if (::fstat(f.fd_->fd, &st) != 0)
+    if (::fstat(f.fd_->fd, &st) != 0) {
       throw std::system_error(errno, std::generic_category(),
                               "bloomery: cannot stat " + path.string());
-    if (S_ISDIR(st.st_mode))
+    }
+    if (S_ISDIR(st.st_mode)) {
       throw std::system_error(EISDIR, std::generic_category(),
                               "bloomery: cannot read " + path.string());
-    f.size_ = static_cast<std::uint64_t>(st.st_size);
-    // "PAR1", the data, the footer, its 4-byte little-endian length, "PAR1".
-    if (f.size_ < 12)
-      bad("a file of " + std::to_string(f.size_) + " bytes is too short for Parquet");
-    std::byte head[4], tail[8];
-    f.read_at(0, head);
-    f.read_at(f.size_ - 8, tail);
-    if (std::memcmp(head, "PAR1", 4) != 0) bad("not a Parquet file (no PAR1 at its start)");
-    if (std::memcmp(tail + 4, "PARE", 4) == 0)
-      bad("an encrypted footer (PARE), which bloomery does not read");
-    if (std::memcmp(tail + 4, "PAR1", 4) != 0) bad("no PAR1 at its end (truncated?)");
-    std::uint32_t footer_len = 0;
-    for (int i = 0; i < 4; ++i) footer_len |= static_cast<std::uint32_t>(tail[i]) << (8 * i);
-    if (footer_len > f.size_ - 12) {
-      bad("a footer of " + std::to_string(footer_len) + " bytes in a file of " +
-          std::to_string(f.size_));
     }
-    std::vector<std::byte> footer = bloomery::detail::file_buffer(footer_len);
-    f.read_at(f.size_ - 8 - footer_len, footer);
-    f.groups_ = detail::read_file_metadata(footer);
+    f.size_ = static_cast<std::uint64_t>(st.st_size);
+    f.read_footer();
+    return f;
+  }
+
+  // A Parquet file already in memory (fetched from object storage, say); `file` is its whole
+  // content.
+  static parquet_file from_bytes(std::vector<std::byte> file) {
+    parquet_file f;
+    f.path_ = "(memory)";
+    f.size_ = file.size();
+    f.memory_ = std::make_shared<const std::vector<std::byte>>(std::move(file));
+    f.read_footer();
     return f;
   }
 
@@ -556,22 +553,52 @@ class parquet_file {
     throw format_error("bloomery: Parquet file: " + what);
   }
 
+  // "PAR1", the data, the footer, its 4-byte little-endian length, "PAR1".
+  void read_footer() {
+    if (size_ < 12) bad("a file of " + std::to_string(size_) + " bytes is too short for Parquet");
+    std::byte head[4], tail[8];
+    read_at(0, head);
+    read_at(size_ - 8, tail);
+    if (std::memcmp(head, "PAR1", 4) != 0) bad("not a Parquet file (no PAR1 at its start)");
+    if (std::memcmp(tail + 4, "PARE", 4) == 0) {
+      bad("an encrypted footer (PARE), which bloomery does not read");
+    }
+    if (std::memcmp(tail + 4, "PAR1", 4) != 0) bad("no PAR1 at its end (truncated?)");
+    std::uint32_t footer_len = 0;
+    for (int i = 0; i < 4; ++i) footer_len |= static_cast<std::uint32_t>(tail[i]) << (8 * i);
+    if (footer_len > size_ - 12) {
+      bad("a footer of " + std::to_string(footer_len) + " bytes in a file of " +
+          std::to_string(size_));
+    }
+    std::vector<std::byte> footer = bloomery::detail::file_buffer(footer_len);
+    read_at(size_ - 8 - footer_len, footer);
+    groups_ = detail::read_file_metadata(footer);
+  }
+
   void read_at(std::uint64_t offset, std::span<std::byte> out) const {
+    if (out.empty()) return;  // memcpy and pread want a real buffer
+    if (memory_) {
+      if (offset > memory_->size() || out.size() > memory_->size() - offset) bad("truncated");
+      std::memcpy(out.data(), memory_->data() + offset, out.size());
+      return;
+    }
     std::size_t done = 0;
     while (done < out.size()) {
       const ssize_t n =
           ::pread(fd_->fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0)
+      if (n < 0) {
         throw std::system_error(errno, std::generic_category(),
                                 "bloomery: cannot read " + path_.string());
+      }
       if (n == 0) bad("the file shrank while it was read");
       done += static_cast<std::size_t>(n);
     }
   }
 
   std::filesystem::path path_;
-  std::shared_ptr<bloomery::detail::fd_guard> fd_;
+  std::shared_ptr<bloomery::detail::fd_guard> fd_;        // a file, or
+  std::shared_ptr<const std::vector<std::byte>> memory_;  // its bytes in memory
   std::uint64_t size_ = 0;
   std::vector<row_group> groups_;
 };
