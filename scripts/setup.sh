@@ -21,6 +21,10 @@ packages=(
   default-jdk-headless libguava-java  # tests/guava and bench/guava: the real Guava 31.1 on the JDK
 )
 
+# tests/parquet installs DuckDB from the npm registry with the machine's npm (Node.js 20 ships its
+# own); Debian's nodejs and npm only where there is none (Debian's npm conflicts with that one).
+command -v npm >/dev/null || packages+=(nodejs npm)
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

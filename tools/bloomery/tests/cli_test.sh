@@ -604,6 +604,31 @@ guava_err "'bad.guava': Guava stream: unknown strategy ordinal 2" info --format 
 guava_err "'fruits.guava': not a bloomery filter file" query fruits.guava fruits.txt
 [[ ! -e x.guava ]] || fail "a refused build left x.guava behind"
 
+# --- parquet: Bloom filters of a Parquet file DuckDB wrote (tests/parquet checks them against
+# DuckDB itself; tests/data/parquet/expected.json holds DuckDB's answers for this file) -------------
+PQ="$(dirname "${BASH_SOURCE[0]}")/../../../tests/data/parquet/golden.parquet"
+run 0 parquet info "$PQ"
+[[ $(wc -l <out) == 18 ]] || fail "parquet info: not 18 lines (3 row groups x 6 columns)"
+out_has $'0\ts\tBYTE_ARRAY\tyes\t8230\t80\t2'
+out_has $'2\tpart\tINT32\tno\t-\t-\t-'
+run 0 parquet info --json "$PQ"
+json_ok
+run 0 parquet probe --column i64 "$PQ" -- -1
+out_is $'-1\t0\tabsent\n-1\t1\tmaybe\n-1\t2\tabsent'
+run_in 1 'zzz-not-there\n' parquet probe --column s "$PQ"
+run 0 parquet probe --column part "$PQ" 999999
+out_has $'999999\t2\tno-filter'
+run 0 parquet probe --column s --json "$PQ" k7
+json_ok
+out_has '"results": [{"key": "k7", "row_group": 0, "result": "maybe"}'
+pq_err() { run 2 "${@:2}"; err_line "$1"; }
+pq_err "key 'abc' is not a value of column 'i64' (INT64)" parquet probe --column i64 "$PQ" abc
+pq_err "no column 'nope'; its columns: s, i32, i64, d, f, part" parquet probe --column nope "$PQ" 1
+printf 'PAR1xxxxxxxxPAR1' >bad.parquet
+pq_err "'bad.parquet': Parquet file: a footer of" parquet info bad.parquet
+head -c 100 "$PQ" >short.parquet
+pq_err "'short.parquet': Parquet file: no PAR1 at its end" parquet info short.parquet
+
 # --- help and version -------------------------------------------------------------------------
 run 0 --version
 out_is "bloomery 0.1.0"
