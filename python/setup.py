@@ -33,7 +33,7 @@ def library_version():
 
 
 SOURCES = ["module.cpp", "keys.cpp", "support.cpp", "bloom_kinds.cpp", "cuckoo_kinds.cpp",
-           "other_kinds.cpp", "guava.cpp"]
+           "other_kinds.cpp", "guava.cpp", "parquet.cpp"]
 
 extension = Pybind11Extension(
     "bloomery._bloomery",

@@ -17,7 +17,10 @@ One class per kind: BloomFilter, BlockedBloomFilter, CountingBloomFilter, Cuckoo
 ScalableBloomFilter, ScalableCuckooFilter (built from capacity and fpr) and StaticFilter
 (StaticFilter.build(keys, fpr)). Keys are str (UTF-8), bytes-like, or int in [-2**63, 2**64).
 GuavaBloomFilter is Guava's BloomFilter, bit-exact with Guava 31.1 (its streams and hashing), and
-guava_shape gives the size Guava picks. docs/python.md in the repository has the whole API.
+guava_shape gives the size Guava picks. ParquetBloomFilter is Parquet's split-block Bloom filter,
+bit-exact with the format; parquet_bloom_filters reads a column's filters from a Parquet file, one
+per row group, and parquet_columns lists its columns. docs/python.md in the repository has the
+whole API.
 """
 
 from typing import Union as _Union
@@ -28,12 +31,15 @@ from ._bloomery import (
     FormatError,
     GuavaBloomFilter,
     MappedFilter,
+    ParquetBloomFilter,
     __version__,
     _kind_classes,
     guava_shape,
     load,
     loads,
     open,
+    parquet_bloom_filters,
+    parquet_columns,
 )
 
 # One class per kind of the library's kind table (BloomFilter, ..., StaticFilter), by its name.
@@ -55,4 +61,5 @@ def _from_bytes(data):
 __all__ = sorted(
     [cls.__name__ for cls in _kind_classes.values()]
     + ["Filter", "FilterFull", "FormatError", "GuavaBloomFilter", "Key", "MappedFilter",
-       "__version__", "guava_shape", "load", "loads", "open"])
+       "ParquetBloomFilter", "__version__", "guava_shape", "load", "loads", "open",
+       "parquet_bloom_filters", "parquet_columns"])

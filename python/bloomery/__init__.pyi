@@ -19,6 +19,11 @@ GuavaFunnel = Literal["string", "chars", "long", "int"]
 
 GuavaStrategy = Literal["MURMUR128_MITZ_32", "MURMUR128_MITZ_64"]
 
+ParquetKey = Union[str, bytes, bytearray, memoryview, int, float]
+"""By type: BYTE_ARRAY: str or bytes-like; INT32, INT64: int; FLOAT, DOUBLE: float or int."""
+
+ParquetType = Literal["BYTE_ARRAY", "INT32", "INT64", "FLOAT", "DOUBLE"]
+
 IntBuffer = Union["npt.NDArray[np.integer[Any]]", memoryview]
 """A 1-D buffer of integers, read in place (a NumPy integer array, array.array, ...)."""
 
@@ -219,6 +224,29 @@ class GuavaBloomFilter:
     __hash__: None  # type: ignore[assignment]
 
 def guava_shape(expected_insertions: int, fpp: float) -> tuple[int, int]: ...
+
+class ParquetBloomFilter:
+    """Parquet's split-block Bloom filter, bit-exact with the format; keys of the column's type."""
+
+    def __init__(self, num_bytes: int, type: ParquetType = "BYTE_ARRAY") -> None: ...
+    @staticmethod
+    def from_bitset(
+        data: Union[bytes, bytearray, memoryview], type: ParquetType = "BYTE_ARRAY"
+    ) -> "ParquetBloomFilter": ...
+    def bitset(self) -> bytes: ...
+    def add(self, value: ParquetKey) -> bool: ...
+    def __contains__(self, value: ParquetKey) -> bool: ...
+    @property
+    def num_bytes(self) -> int: ...
+    @property
+    def blocks(self) -> int: ...
+    @property
+    def type(self) -> ParquetType: ...
+    def __eq__(self, other: object) -> bool: ...
+    __hash__: None  # type: ignore[assignment]
+
+def parquet_bloom_filters(path: PathLike, column: str) -> list[Optional[ParquetBloomFilter]]: ...
+def parquet_columns(path: PathLike) -> list[tuple[str, str, list[bool]]]: ...
 
 AnyFilter = Union[
     BloomFilter,

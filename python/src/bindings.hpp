@@ -266,6 +266,7 @@ void register_cuckoo_kinds(py::module_& m);      // cuckoo, scalable cuckoo
 void register_other_kinds(py::module_& m);       // scalable, static
 void register_module_functions(py::module_& m);  // load, loads, open, MappedFilter
 void register_guava(py::module_& m);             // GuavaBloomFilter, guava_shape
+void register_parquet(py::module_& m);           // ParquetBloomFilter, parquet_bloom_filters, ...
 // _bloomery._kind_classes: each kind of the kind table (kinds.hpp) by name, to its class. Fails
 // (and so does the import) when a kind has no class, so the table and the classes stay in step.
 void register_kind_table(py::module_& m);

@@ -1,5 +1,6 @@
 // The extension module bloomery._bloomery: the filter classes, files (load, loads, open and the
-// memory-mapped MappedFilter), Guava's BloomFilter (guava.cpp), the exceptions and the version.
+// memory-mapped MappedFilter), Guava's BloomFilter (guava.cpp), Parquet's split-block Bloom
+// filters (parquet.cpp), the exceptions and the version.
 // bloomery/__init__.py re-exports it.
 #include <filesystem>
 #include <memory>
@@ -221,6 +222,7 @@ PYBIND11_MODULE(_bloomery, m) {
   bloomery_py::register_other_kinds(m);
   bloomery_py::register_module_functions(m);
   bloomery_py::register_guava(m);
+  bloomery_py::register_parquet(m);
   bloomery_py::register_kind_table(m);  // after every class: it checks that each kind has one
   m.attr("__version__") = bloomery::version_string;
 }
