@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <bloomery/interop/parquet.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +64,15 @@ TEST(ParquetGolden, AnswersAndBitsetsAreDuckDBs) {
         ASSERT_TRUE(filters.back()) << path << " row group " << g;
         EXPECT_EQ(*meta.bloom_filter_offset, chunk["bloom_filter_offset"].get<std::int64_t>());
         EXPECT_EQ(filters.back()->size_in_bytes(), chunk["num_bytes"].get<std::uint32_t>());
+        // What bloomery writes for the filter, header included, is what DuckDB wrote there.
+        const auto raw = read_all(data_dir / file["file"].get<std::string>());
+        const auto at = static_cast<std::size_t>(*meta.bloom_filter_offset);
+        const std::vector<std::byte> written = filters.back()->serialize();
+        ASSERT_LE(at + written.size(), raw.size());
+        EXPECT_TRUE(std::equal(written.begin(), written.end(),
+                               raw.begin() + static_cast<std::ptrdiff_t>(at)))
+            << path << " row group " << g;
+        EXPECT_EQ(written.size(), chunk["bloom_filter_length"].get<std::size_t>());
         // The bitset rebuilt from the chunk's distinct values is DuckDB's, bit for bit.
         pq::split_block_filter rebuilt(filters.back()->size_in_bytes());
         for (const json& v : chunk["distinct"]) {
