@@ -128,20 +128,25 @@ TEST(ParquetKeys, TextIsReadAsTheColumnsType) {
   EXPECT_THROW((void)pq::hash_text_key(pq::physical_type::boolean, "1"), std::invalid_argument);
 }
 
-// A damaged copy of the golden file: every refusal is a format_error, never another exception.
-void expect_refused(const std::vector<std::byte>& bytes, const std::string& part) {
+// `bytes` as a file, opened, with every chunk's filter read; throws what the reader throws.
+void open_and_read_all(const std::vector<std::byte>& bytes) {
   const bloomery::support::temp_dir dir;
-  const auto path = dir.path() / "damaged.parquet";
+  const auto path = dir.path() / "f.parquet";
   {
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()),
               static_cast<std::streamsize>(bytes.size()));
   }
+  const auto f = pq::parquet_file::open(path);
+  for (std::size_t g = 0; g < f.row_groups().size(); ++g) {
+    for (std::size_t c = 0; c < f.row_groups()[g].columns.size(); ++c) (void)f.bloom_filter(g, c);
+  }
+}
+
+// A damaged copy of the golden file: every refusal is a format_error, never another exception.
+void expect_refused(const std::vector<std::byte>& bytes, const std::string& part) {
   try {
-    const auto f = pq::parquet_file::open(path);
-    for (std::size_t g = 0; g < f.row_groups().size(); ++g) {
-      for (std::size_t c = 0; c < f.row_groups()[g].columns.size(); ++c) (void)f.bloom_filter(g, c);
-    }
+    open_and_read_all(bytes);
     ADD_FAILURE() << "accepted a file damaged by " << part;
   } catch (const bloomery::format_error& e) {
     EXPECT_NE(std::string(e.what()).find("bloomery: Parquet"), std::string::npos) << e.what();
@@ -174,18 +179,8 @@ RC_GTEST_PROP(ParquetFile, AnyFooterIsReadOrRefused, (std::vector<std::uint8_t> 
   const auto n = static_cast<std::uint32_t>(footer.size());
   for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::byte>(n >> (8 * i) & 0xff));
   for (const char c : {'P', 'A', 'R', '1'}) bytes.push_back(static_cast<std::byte>(c));
-  const bloomery::support::temp_dir dir;
-  const auto path = dir.path() / "f.parquet";
-  {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-  }
   try {
-    const auto f = pq::parquet_file::open(path);
-    for (std::size_t g = 0; g < f.row_groups().size(); ++g) {
-      for (std::size_t c = 0; c < f.row_groups()[g].columns.size(); ++c) (void)f.bloom_filter(g, c);
-    }
+    open_and_read_all(bytes);
   } catch (const bloomery::format_error&) {
   }
 }

@@ -261,6 +261,30 @@ void insert_all(F& f, const Keys& keys, std::uint64_t& added) {
 }
 
 // Registers each kind's class (one translation unit per family, compiled in parallel).
+// Raises a Python exception of `type` with `message` (as py::error_already_set).
+[[noreturn]] void raise(PyObject* type, const std::string& message);
+// The name of an object's type, for messages.
+std::string type_name(py::handle obj);
+// An int or an object with __index__ (NumPy's integers), but not a bool.
+bool is_integer(py::handle obj);
+// An int's digits when they print short, else its size in bits.
+std::string int_text(py::handle value);
+
+// fn(bytes) over a bytes-like object's contiguous buffer, run with the GIL released (for readers
+// of whole files or streams); the buffer is released however fn returns. Non-contiguous buffers
+// raise BufferError.
+template <class Fn>
+auto with_buffer_released(py::handle data, Fn&& fn) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
+  struct release {
+    Py_buffer* view;
+    ~release() { PyBuffer_Release(view); }
+  } guard{&view};
+  py::gil_scoped_release nogil;
+  return fn(std::span(static_cast<const std::byte*>(view.buf), static_cast<std::size_t>(view.len)));
+}
+
 void register_bloom_kinds(py::module_& m);       // bloom, blocked, counting
 void register_cuckoo_kinds(py::module_& m);      // cuckoo, scalable cuckoo
 void register_other_kinds(py::module_& m);       // scalable, static

@@ -38,26 +38,6 @@ struct py_guava {
   mutable std::shared_mutex mutex;
 };
 
-[[noreturn]] void raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
-}
-
-std::string type_name(PyObject* obj) {
-  return Py_TYPE(obj)->tp_name;
-}
-
-// An int's digits when they print short, else its size.
-std::string int_text(PyObject* value) {
-  const auto v = py::reinterpret_borrow<py::object>(value);
-  const auto bits = v.attr("bit_length")().cast<std::size_t>();
-  return bits <= 256 ? std::string(py::str(v)) : "an int of " + std::to_string(bits) + " bits";
-}
-
-bool is_integer(PyObject* obj) {
-  return !PyBool_Check(obj) && (PyLong_Check(obj) || PyIndex_Check(obj));
-}
-
 // ------------------------------------------------------------------------------------------------
 // Arguments.
 
@@ -336,21 +316,9 @@ void register_guava(py::module_& m) {
       "from_bytes",
       [](bytes_arg data, funnel_arg funnel) {
         const guava::funnel f = funnel_of(funnel);
-        Py_buffer view;
-        if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-        std::unique_ptr<P> read;
-        try {
-          py::gil_scoped_release nogil;
-          read = std::make_unique<P>(
-              guava::bloom_filter::from_bytes(std::span(static_cast<const std::byte*>(view.buf),
-                                                        static_cast<std::size_t>(view.len)),
-                                              f));
-        } catch (...) {
-          PyBuffer_Release(&view);
-          throw;
-        }
-        PyBuffer_Release(&view);
-        return read;
+        return with_buffer_released(data, [&](std::span<const std::byte> bytes) {
+          return std::make_unique<P>(guava::bloom_filter::from_bytes(bytes, f));
+        });
       },
       py::arg("data"), py::arg("funnel") = "string", from_bytes_doc);
   cls.def(

@@ -49,26 +49,6 @@ struct py_parquet {
   mutable std::shared_mutex mutex;
 };
 
-[[noreturn]] void raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
-}
-
-std::string type_name(PyObject* obj) {
-  return Py_TYPE(obj)->tp_name;
-}
-
-// An int's digits when they print short, else its size.
-std::string int_text(PyObject* value) {
-  const auto v = py::reinterpret_borrow<py::object>(value);
-  const auto bits = v.attr("bit_length")().cast<std::size_t>();
-  return bits <= 256 ? std::string(py::str(v)) : "an int of " + std::to_string(bits) + " bits";
-}
-
-bool is_integer(PyObject* obj) {
-  return !PyBool_Check(obj) && (PyLong_Check(obj) || PyIndex_Check(obj));
-}
-
 std::string type_text(pq::physical_type t) {
   return std::string(pq::to_string(t));
 }
@@ -386,21 +366,9 @@ void register_parquet(py::module_& m) {
       "from_bitset",
       [](bytes_arg data, text_arg type) {
         const pq::physical_type t = physical_type_of(type);
-        Py_buffer view;
-        if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw py::error_already_set();
-        std::unique_ptr<P> read;
-        try {
-          py::gil_scoped_release nogil;
-          read = std::make_unique<P>(
-              pq::split_block_filter::from_bitset(std::span(static_cast<const std::byte*>(view.buf),
-                                                            static_cast<std::size_t>(view.len))),
-              t);
-        } catch (...) {
-          PyBuffer_Release(&view);
-          throw;
-        }
-        PyBuffer_Release(&view);
-        return read;
+        return with_buffer_released(data, [&](std::span<const std::byte> bytes) {
+          return std::make_unique<P>(pq::split_block_filter::from_bitset(bytes), t);
+        });
       },
       py::arg("data"), py::arg("type") = "BYTE_ARRAY", from_bitset_doc);
   cls.def(

@@ -9,12 +9,8 @@
 #include "bindings.hpp"
 
 namespace bloomery_py {
-namespace {
 
-PyObject* format_error_type = nullptr;
-PyObject* filter_full_type = nullptr;
-
-[[noreturn]] void raise(PyObject* type, const std::string& message) {
+void raise(PyObject* type, const std::string& message) {
   PyErr_SetString(type, message.c_str());
   throw py::error_already_set();
 }
@@ -26,6 +22,17 @@ std::string type_name(py::handle obj) {
 bool is_integer(py::handle obj) {
   return !PyBool_Check(obj.ptr()) && (PyLong_Check(obj.ptr()) || PyIndex_Check(obj.ptr()));
 }
+
+std::string int_text(py::handle value) {
+  const auto v = py::reinterpret_borrow<py::object>(value);
+  const auto bits = v.attr("bit_length")().cast<std::size_t>();
+  return bits <= 256 ? std::string(py::str(v)) : "an int of " + std::to_string(bits) + " bits";
+}
+
+namespace {
+
+PyObject* format_error_type = nullptr;
+PyObject* filter_full_type = nullptr;
 
 // An int argument as a Python int (numpy integers through __index__), or TypeError.
 py::int_ index_of(py::handle value, const char* name) {

@@ -8,7 +8,8 @@
 //            (1 unsigned byte), the number of 64-bit words w (4 bytes, big-endian, signed), then
 //            the w words, each big-endian; bit i of the filter is bit i % 64 of word i / 64
 //   sizing   m = (long)(-n * ln p / (ln 2)^2) bits, rounded up to whole words (n = 0 counts as
-//            1); k = max(1, round(m / n * ln 2)); Guava 32 and later compute k differently
+//            1); k = max(1, round(m / n * ln 2)) (later releases, such as Guava 33, take
+//            k = max(1, round(-ln p / ln 2)) instead: docs/interop.md)
 //   MITZ_64  (h1, h2) = murmur3_128(funneled key); bit j = ((h1 + j * h2) mod 2^64 & (2^63 - 1))
 //            mod bits, j = 0..k-1
 //   MITZ_32  a, b = the low and high 32 bits of h1; c = a + j * b mod 2^32 as a signed int, ~c
