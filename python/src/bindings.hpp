@@ -60,6 +60,9 @@ BLOOMERY_PY_ARG_NAME(filter_name, "Filter");
 BLOOMERY_PY_ARG_NAME(bytes_name, "bytes");
 BLOOMERY_PY_ARG_NAME(bools_name, "list[bool] | numpy.ndarray");
 BLOOMERY_PY_ARG_NAME(static_name, "StaticFilter");
+BLOOMERY_PY_ARG_NAME(text_name, "str");
+BLOOMERY_PY_ARG_NAME(guava_key_name, "str | bytes | int");
+BLOOMERY_PY_ARG_NAME(parquet_key_name, "str | bytes | int | float");
 #undef BLOOMERY_PY_ARG_NAME
 
 using key_arg = arg_of<key_name>;                    // one key
@@ -69,6 +72,9 @@ using optional_int_arg = arg_of<optional_int_name>;  // seed, expansion, max_sub
 using float_arg = arg_of<float_name>;                // fpr, growth, tightening
 using filter_arg = arg_of<filter_name>;              // the other operand of |, &
 using bytes_arg = arg_of<bytes_name>;                // loads()'s data
+using text_arg = arg_of<text_name>;                  // a name: a funnel, a Parquet type or column
+using guava_key_arg = arg_of<guava_key_name>;        // a GuavaBloomFilter's key
+using parquet_key_arg = arg_of<parquet_key_name>;    // a ParquetBloomFilter's key
 
 // A result built as a Python object, with the type help() shows for it.
 template <class Name>
@@ -269,6 +275,25 @@ std::string type_name(py::handle obj);
 bool is_integer(py::handle obj);
 // An int's digits when they print short, else its size in bits.
 std::string int_text(py::handle value);
+
+// `self == other` for a class holding `filter` and `mutex`: NotImplemented for another type,
+// else fn(self.filter, other.filter) under both readers' locks, taken together (std::lock) so
+// that a == b and b == a in two threads cannot deadlock.
+template <class P, class Fn>
+py::object equal_locked(const P& self, const py::object& other, Fn&& fn) {
+  if (!py::isinstance<P>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  const P& o = other.cast<const P&>();
+  if (&o == &self) return py::bool_(true);
+  bool equal = false;
+  {
+    py::gil_scoped_release nogil;
+    std::shared_lock a(self.mutex, std::defer_lock);
+    std::shared_lock b(o.mutex, std::defer_lock);
+    std::lock(a, b);
+    equal = fn(self, o);
+  }
+  return py::bool_(equal);
+}
 
 // fn(bytes) over a bytes-like object's contiguous buffer, run with the GIL released (for readers
 // of whole files or streams); the buffer is released however fn returns. Non-contiguous buffers

@@ -21,14 +21,7 @@ namespace {
 
 namespace guava = bloomery::interop::guava;
 
-struct funnel_name {
-  static constexpr auto name = py::detail::const_name("str");
-};
-struct guava_key_name {
-  static constexpr auto name = py::detail::const_name("str | bytes | int");
-};
-using funnel_arg = arg_of<funnel_name>;
-using guava_key_arg = arg_of<guava_key_name>;
+using funnel_arg = text_arg;
 
 // The Python object: the filter and its readers-writer lock (queries share it, add takes it
 // alone), as for the other filter classes.
@@ -386,20 +379,9 @@ void register_guava(py::module_& m) {
                             "Guava's ``expectedFpp()``: (bits_set / bits) ** hashes.");
   cls.def(
       "__eq__",
-      [](const P& self, const py::object& other) -> py::object {
-        if (!py::isinstance<P>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        const P& o = other.cast<const P&>();
-        if (&o == &self) return py::bool_(true);
-        bool equal = false;
-        {
-          // Both locks together (std::lock), so a == b and b == a in two threads cannot deadlock.
-          py::gil_scoped_release nogil;
-          std::shared_lock a(self.mutex, std::defer_lock);
-          std::shared_lock b(o.mutex, std::defer_lock);
-          std::lock(a, b);
-          equal = self.filter == o.filter;
-        }
-        return py::bool_(equal);
+      [](const P& self, const py::object& other) {
+        return equal_locked(self, other,
+                            [](const P& a, const P& b) { return a.filter == b.filter; });
       },
       py::arg("other"),
       "True when both filters have the same funnel, strategy, k and bits, so they answer every "

@@ -27,15 +27,6 @@ namespace {
 
 namespace pq = bloomery::interop::parquet;
 
-struct text_name {
-  static constexpr auto name = py::detail::const_name("str");
-};
-struct parquet_key_name {
-  static constexpr auto name = py::detail::const_name("str | bytes | int | float");
-};
-using text_arg = arg_of<text_name>;
-using parquet_key_arg = arg_of<parquet_key_name>;
-
 // The types whose values bloomery hashes, as the messages list them.
 constexpr const char* keyed_type_list = "BYTE_ARRAY, INT32, INT64, FLOAT or DOUBLE";
 
@@ -419,21 +410,10 @@ void register_parquet(py::module_& m) {
       "The column's physical type: BYTE_ARRAY, INT32, INT64, FLOAT or DOUBLE.");
   cls.def(
       "__eq__",
-      [](const P& self, const py::object& other) -> py::object {
-        if (!py::isinstance<P>(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        const P& o = other.cast<const P&>();
-        if (&o == &self) return py::bool_(true);
-        if (o.type != self.type) return py::bool_(false);
-        bool equal = false;
-        {
-          // Both locks together (std::lock), so a == b and b == a in two threads cannot deadlock.
-          py::gil_scoped_release nogil;
-          std::shared_lock a(self.mutex, std::defer_lock);
-          std::shared_lock b(o.mutex, std::defer_lock);
-          std::lock(a, b);
-          equal = self.filter == o.filter;
-        }
-        return py::bool_(equal);
+      [](const P& self, const py::object& other) {
+        return equal_locked(self, other, [](const P& a, const P& b) {
+          return a.type == b.type && a.filter == b.filter;
+        });
       },
       py::arg("other"),
       "True when both filters have the same type and the same bitset, so they answer every query "
