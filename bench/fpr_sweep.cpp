@@ -190,7 +190,16 @@ int main(int argc, char** argv) try {
         f, p,
         "n0=" + std::to_string(n / 16) + " sub-filters=" + std::to_string(f.sub_filter_count()));
   }
+  // From a rate: the fewest bits r with 2^-r <= p, four slots per key.
   s.series("static (binary fuse)");
+  for (double p : kTargets) {
+    const auto f = bloomery::static_filter::build(s.keys(), p);
+    s.point(f, p,
+            "fingerprint=" + std::to_string(f.fingerprint_bits()) +
+                " arity=" + std::to_string(f.arity()));
+  }
+  // An explicit width: three whole-byte slots per key, the fastest queries.
+  s.series("static, explicit 8/16-bit width");
   for (const auto width :
        {bloomery::fingerprint_width::bits8, bloomery::fingerprint_width::bits16}) {
     const auto f = bloomery::static_filter::build(s.keys(), width);

@@ -134,6 +134,8 @@ void filter_files() {
   put("static_1key", static_filter::build(keys(1), 0.01));
   put("static_8bit", static_filter::build(keys(100), fingerprint_width::bits8));
   put("static_16bit", static_filter::build(keys(30), fingerprint_width::bits16));
+  put("static_7bit_four_slots", static_filter::build(keys(100), 0.01));  // 56-byte block
+  put("static_14bit_four_slots", static_filter::build(keys(500), 0.0001));
   put("static_keyed_dups",
       static_filter::build(std::vector<std::string>{"a", "a", "b"}, 0.01, fixed_key()));
   write("deserialize_any", "truncated_header", text("BLOOMERY\x01"));

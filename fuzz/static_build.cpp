@@ -1,8 +1,8 @@
 // Fuzz target: static_filter::build on any key set (duplicates, none, one, a few hundred) against
 // the set itself: every key answers "possibly present", key_count() is the number of distinct keys
 // and inserted() the number handed in, batched answers equal single ones, and the filter survives
-// a round trip. Input: the hasher, the width (8 or 16 bits, or a target rate), then two bytes per
-// key.
+// a round trip. Input: the hasher, the width (an explicit 8 or 16 bits, or a target rate: any
+// width 1..32, three or four slots), then two bytes per key.
 #include <bloomery/static_filter.hpp>
 #include <cmath>
 #include <cstddef>

@@ -200,8 +200,11 @@ TEST(Stats, CountingCuckooScalableStatic) {
   EXPECT_FALSE(sts.fill_ratio.has_value());
   EXPECT_FALSE(sts.hashes.has_value());
   EXPECT_EQ(sts.bits, st.array_length() * st.fingerprint_bits());
-  EXPECT_EQ(param_names(sts), (std::vector<std::string>{"fingerprint_bits", "segment_length",
-                                                        "segment_count", "array_length"}));
+  EXPECT_EQ(param_names(sts),
+            (std::vector<std::string>{"fingerprint_bits", "arity", "segment_length",
+                                      "segment_count", "array_length"}));
+  EXPECT_EQ(std::get<std::uint64_t>(sts.params[0].value), 10u);
+  EXPECT_EQ(std::get<std::uint64_t>(sts.params[1].value), st.arity());
 }
 
 TEST(Kinds, NamesRoundTripAndUnknownTagsAreRejected) {

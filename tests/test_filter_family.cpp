@@ -109,15 +109,15 @@ struct scalable_cuckoo : sized_from_target<scalable_cuckoo_filter> {
   }
 };
 
-// The static filter is built once from the whole key set. Its width follows from the target
-// (8 bits for p >= 2^-8, else 16), so each width's configuration measures targets that select
-// it; what it delivers is 2^-bits.
+// The static filter is built once from the whole key set. Its width follows from the target (the
+// fewest bits r with 2^-r <= p), so each width's configuration measures targets that select it;
+// what it delivers is 2^-bits.
 template <std::uint32_t Bits>
 struct static_width : shape_defaults {
   using filter = static_filter;
-  static constexpr const char* name = Bits == 8 ? "static8" : "static16";
+  static constexpr const char* name = Bits == 7 ? "static7" : "static14";
   static constexpr std::array<double, 2> fprs =
-      Bits == 8 ? std::array{0.01, 0.004} : std::array{0.001, 0.0001};
+      Bits == 7 ? std::array{0.01, 0.008} : std::array{0.0001, 0.00007};
   template <class Keys>
   static filter make(const Keys& keys, double fpr, hasher h) {
     return filter::build(keys, fpr, std::move(h));
@@ -125,10 +125,12 @@ struct static_width : shape_defaults {
   static filter_plan plan(target t) { return filter::plan(t); }
   static double promised_fpr(const filter& f) { return f.estimated_fpr(); }
   static void expect_shape(const filter& f) { EXPECT_EQ(f.fingerprint_bits(), Bits); }
-  // The targets of plan() that select this width.
-  static bool selects(double fpr) { return Bits == 8 ? fpr >= 1.0 / 256 : fpr < 1.0 / 256; }
-  // Enough keys for a filter of 1 MiB (about 1.13 bytes per key at 8 bits, twice that at 16).
-  static constexpr std::uint64_t large_keys = Bits == 8 ? 940'000 : 470'000;
+  // The targets of plan() that select this width: [2^-Bits, 2^-(Bits - 1)).
+  static bool selects(double fpr) {
+    return fpr >= std::ldexp(1.0, -int(Bits)) && fpr < std::ldexp(1.0, 1 - int(Bits));
+  }
+  // Enough keys for a filter of 1 MiB (about 1.08 slots of Bits bits per key).
+  static constexpr std::uint64_t large_keys = Bits == 7 ? 1'150'000 : 580'000;
 };
 
 // Seeded with the default seed, or keyed with a fixed secret: a fixed key keeps every check
@@ -169,7 +171,7 @@ template <class... Shapes>
 using configs = ::testing::Types<config<Shapes>...>;
 using configurations =
     configs<classic, blocked, blocked_portable, counting<4>, counting<8>, cuckoo_semi_sorted,
-            cuckoo_plain, scalable, static_width<8>, static_width<16>, scalable_cuckoo>;
+            cuckoo_plain, scalable, static_width<7>, static_width<14>, scalable_cuckoo>;
 
 struct configuration_name {
   template <class C>

@@ -45,7 +45,9 @@ template <class F>
 F rebuild_legacy() {
   const auto keys = legacy_keys();
   if constexpr (std::is_same_v<F, static_filter>) {
-    return static_filter::build(keys, 0.01, legacy);
+    // The file was built at 0.01, which then meant 8-bit fingerprints in three slots: today an
+    // explicit width builds that layout (a rate now picks 7 bits in four).
+    return static_filter::build(keys, fingerprint_width::bits8, legacy);
   } else {
     F f(target{.capacity = std::is_same_v<F, scalable_bloom_filter> ? 300u : 1000u, .fpr = 0.01},
         legacy);
@@ -94,7 +96,11 @@ TYPED_TEST(LegacyFile, LoadsAndAnswersExactlyAsWhenItWasWritten) {
   // Re-encoding gives the file back, and the same keys hashed today with the legacy algorithm
   // give the same bytes: every answer, for every key, is what it was.
   EXPECT_EQ(serialize(f), bytes);
-  EXPECT_EQ(serialize(rebuild_legacy<TypeParam>()), bytes);
+  if constexpr (std::is_same_v<TypeParam, static_filter>) {
+    EXPECT_TRUE(rebuild_legacy<TypeParam>() == f);  // all but the target rate the file records
+  } else {
+    EXPECT_EQ(serialize(rebuild_legacy<TypeParam>()), bytes);
+  }
   // The default algorithm hashes integer keys differently, so its filter is a different one.
   const auto keys = legacy_keys();
   if constexpr (std::is_same_v<TypeParam, static_filter>) {

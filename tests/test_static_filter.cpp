@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 #include <bloomery/bloom_filter.hpp>
+#include <bloomery/positions.hpp>
 #include <bloomery/static_filter.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -52,9 +54,9 @@ std::uint32_t attempt_of(const F& f) {
   return detail::fuse_max_attempts;
 }
 
-// Binomial 5-sigma tolerance around the model rate p = 2^-f. A binary fuse filter's rate for an
-// absent key is exactly the chance that a uniform f-bit fingerprint equals the XOR of its three
-// slots, 2^-f, whatever the slots hold: there is no per-filter spread to add.
+// Binomial 5-sigma tolerance around the model rate p = 2^-r. A binary fuse filter's rate for an
+// absent key is exactly the chance that a uniform r-bit fingerprint equals the XOR of its slots,
+// 2^-r, whatever the slots hold: there is no per-filter spread to add.
 double fpr_tolerance(double p, std::uint64_t probes) {
   return 5 * std::sqrt(p * (1 - p) / static_cast<double>(probes));
 }
@@ -78,7 +80,8 @@ const std::vector<std::uint64_t>& million_keys() {
   static const auto keys = present_keys(1'000'000);
   return keys;
 }
-const static_filter& million8() {
+// At 1%: 7-bit fingerprints, four slots per key.
+const static_filter& million7() {
   static const auto f = static_filter::build(million_keys(), 0.01);
   return f;
 }
@@ -127,16 +130,18 @@ TEST(StaticFilter, BuildsFromIntegersAndFindsEveryKey) {
   const auto keys = present_keys(50'000);
   const auto f = static_filter::build(keys, 0.01);
   for (auto k : keys) ASSERT_TRUE(f.may_contain(k)) << k;
-  EXPECT_EQ(f.fingerprint_bits(), 8u);
+  EXPECT_EQ(f.fingerprint_bits(), 7u);
+  EXPECT_EQ(f.arity(), 4u);
   EXPECT_EQ(f.key_count(), 50'000u);
   EXPECT_EQ(f.approximate_count(), 50'000u);
   EXPECT_EQ(f.capacity(), 50'000u);
   EXPECT_EQ(f.inserted(), 50'000u);
   EXPECT_DOUBLE_EQ(f.target_fpr(), 0.01);
-  EXPECT_DOUBLE_EQ(f.estimated_fpr(), 1.0 / 256);
+  EXPECT_DOUBLE_EQ(f.estimated_fpr(), 1.0 / 128);
   EXPECT_EQ(f.hash(), hasher{});
-  EXPECT_EQ(f.array_length(), (f.segment_count() + 2) * f.segment_length());
-  EXPECT_EQ(f.size_in_bytes(), (f.array_length() + 63) / 64 * 64);
+  EXPECT_EQ(f.array_length(), (f.segment_count() + 3) * f.segment_length());
+  // Packed 7-bit slots, the 7 bytes the last slot's 64-bit read needs, whole 64-byte lines.
+  EXPECT_EQ(f.size_in_bytes(), ((f.array_length() * 7 + 7) / 8 + 7 + 63) / 64 * 64);
   EXPECT_EQ(f.fingerprint_bytes().size(), f.size_in_bytes());
 }
 
@@ -165,14 +170,28 @@ TEST(StaticFilter, KeysOfEveryShape) {
 
 TEST(StaticFilter, FingerprintWidthFollowsTheTargetFpr) {
   const auto keys = string_keys(1000);
-  EXPECT_EQ(static_filter::build(keys, 0.5).fingerprint_bits(), 8u);
+  // The fewest bits r with 2^-r <= fpr.
+  EXPECT_EQ(static_filter::build(keys, 0.9).fingerprint_bits(), 1u);
+  EXPECT_EQ(static_filter::build(keys, 0.5).fingerprint_bits(), 1u);
+  EXPECT_EQ(static_filter::build(keys, 0.4999).fingerprint_bits(), 2u);
+  EXPECT_EQ(static_filter::build(keys, 0.05).fingerprint_bits(), 5u);
+  EXPECT_EQ(static_filter::build(keys, 0.01).fingerprint_bits(), 7u);
   EXPECT_EQ(static_filter::build(keys, 1.0 / 256).fingerprint_bits(), 8u);  // exactly 2^-8: 8 bits
-  EXPECT_EQ(static_filter::build(keys, 0.0039).fingerprint_bits(), 16u);    // just below 2^-8
+  EXPECT_EQ(static_filter::build(keys, 0.0039).fingerprint_bits(), 9u);     // just below 2^-8
+  EXPECT_EQ(static_filter::build(keys, 0.0001).fingerprint_bits(), 14u);
   EXPECT_EQ(static_filter::build(keys, 1e-5 * 1.6).fingerprint_bits(), 16u);
-  EXPECT_EQ(static_filter::build(keys, static_filter_min_fpr).fingerprint_bits(), 16u);
-  const auto f16 = static_filter::build(keys, 0.001);
-  EXPECT_DOUBLE_EQ(f16.target_fpr(), 0.001);
-  EXPECT_DOUBLE_EQ(f16.estimated_fpr(), 1.0 / 65536);
+  EXPECT_EQ(static_filter::build(keys, 1e-6).fingerprint_bits(), 20u);
+  EXPECT_EQ(static_filter::build(keys, static_filter_min_fpr).fingerprint_bits(), 32u);
+  for (std::uint32_t r = 1; r <= 32; ++r) {
+    EXPECT_EQ(detail::static_bits_for(std::ldexp(1.0, -static_cast<int>(r))), r);
+    EXPECT_EQ(detail::static_bits_for(std::ldexp(1.0, -static_cast<int>(r)) * 1.0001), r);
+    if (r < 32) {
+      EXPECT_EQ(detail::static_bits_for(std::ldexp(0.9999, -static_cast<int>(r))), r + 1);
+    }
+  }
+  const auto f10 = static_filter::build(keys, 0.001);
+  EXPECT_DOUBLE_EQ(f10.target_fpr(), 0.001);
+  EXPECT_DOUBLE_EQ(f10.estimated_fpr(), 1.0 / 1024);
   // Explicit widths: the target becomes the delivered rate.
   const auto e8 = static_filter::build(keys, fingerprint_width::bits8);
   const auto e16 = static_filter::build(keys, fingerprint_width::bits16);
@@ -189,13 +208,13 @@ TEST(StaticFilter, InvalidParametersThrowWithUsefulMessages) {
   test::expect_invalid([&] { static_filter::build(keys, 0.0); }, "fpr = 0 is invalid");
   test::expect_invalid([&] { static_filter::build(keys, 1.0); }, "allowed range is (0, 1)");
   test::expect_invalid([&] { static_filter::build(keys, std::nan("")); }, "fpr = nan");
-  test::expect_invalid([&] { static_filter::build(keys, 1e-6); }, "fpr = 9.9999999999999995e-07");
-  test::expect_invalid([&] { static_filter::build(keys, 1e-6); }, "allowed range is [2^-16");
-  test::expect_invalid([&] { static_filter::build(keys, static_filter_min_fpr * 0.999); }, "2^-16");
+  test::expect_invalid([&] { static_filter::build(keys, 1e-10); }, "fpr = 1e-10 is invalid");
+  test::expect_invalid([&] { static_filter::build(keys, 1e-10); }, "allowed range is [2^-32");
+  test::expect_invalid([&] { static_filter::build(keys, static_filter_min_fpr * 0.999); }, "2^-32");
   test::expect_invalid([&] { static_filter::build(keys, static_cast<fingerprint_width>(12)); },
                        "fingerprint bits = 12 is invalid; allowed values are 8 and 16");
   test::expect_invalid([] { static_filter::plan({.capacity = 0, .fpr = 0.01}); }, "capacity = 0");
-  test::expect_invalid([] { static_filter::plan({.capacity = 10, .fpr = 1e-9}); }, "[2^-16");
+  test::expect_invalid([] { static_filter::plan({.capacity = 10, .fpr = 1e-10}); }, "[2^-32");
   test::expect_invalid(
       [] { static_filter::plan({.capacity = std::uint64_t{1} << 41, .fpr = 0.01}); },
       "allowed range is [0, 2^40]");
@@ -284,46 +303,85 @@ TEST(StaticFilter, LayoutFollowsTheDocumentedFormulas) {
     EXPECT_EQ(l.array_length, r.slots) << r.n;
   }
   EXPECT_EQ(detail::fuse_layout_for(0), detail::fuse_layout{});
+  // Four slots per key: (segment_count + 3) * L slots.
+  for (const row r :
+       {row{1, 1, 1, 4}, row{2, 1, 10, 13}, row{100, 8, 18, 168}, row{1000, 32, 40, 1376},
+        row{10'000, 256, 45, 12'288}, row{500'000, 2048, 261, 540'672},
+        row{1'000'000, 4096, 260, 1'077'248}, row{100'000'000, 65'536, 1638, 107'544'576},
+        row{1'000'000'000, 262'144, 4098, 1'075'052'544}}) {
+    const auto l = detail::fuse_layout_for(r.n, 4);
+    EXPECT_EQ(l.segment_length, r.length) << r.n;
+    EXPECT_EQ(l.segment_count, r.segments) << r.n;
+    EXPECT_EQ(l.array_length, r.slots) << r.n;
+    EXPECT_EQ(l.arity, 4u);
+  }
+  // A build from a rate takes the smaller layout: four slots except where three are fewer.
+  EXPECT_EQ(detail::fuse_smallest_layout(2).arity, 3u);  // 12 slots against 13
+  EXPECT_EQ(detail::fuse_smallest_layout(1).arity, 4u);
+  for (const std::uint64_t n : {3u, 100u, 1000u, 10'000u, 1'000'000u}) {
+    EXPECT_EQ(detail::fuse_smallest_layout(n), detail::fuse_layout_for(n, 4)) << n;
+  }
   // plan() reports what build() allocates.
   const auto keys = present_keys(12'345);
   const auto f = static_filter::build(keys, 0.001);
   const auto p = static_filter::plan({.capacity = 12'345, .fpr = 0.001});
   EXPECT_EQ(p.bytes, f.size_in_bytes());
   EXPECT_DOUBLE_EQ(p.bits_per_key, 8.0 * f.size_in_bytes() / 12'345);
-  EXPECT_DOUBLE_EQ(p.expected_fpr, 1.0 / 65536);
-  EXPECT_EQ(p.parameters, "fingerprint=16 segment_length=" + std::to_string(f.segment_length()) +
-                              " segments=" + std::to_string(f.segment_count()) +
-                              " slots=" + std::to_string(f.array_length()));
+  EXPECT_DOUBLE_EQ(p.expected_fpr, 1.0 / 1024);
+  EXPECT_EQ(p.parameters,
+            "fingerprint=10 arity=4 segment_length=" + std::to_string(f.segment_length()) +
+                " segments=" + std::to_string(f.segment_count()) +
+                " slots=" + std::to_string(f.array_length()));
 }
 
-// About 9 bits per key at 2^-8 and 18 at 2^-16: within 1.15x of log2(1/fpr) at 10^6 keys.
+// At 10^6 keys a build from a rate takes within 1.10x of log2(1/fpr) bits per key (four slots:
+// 1.077 slots per key), 7.54 at 1%; an explicit 16-bit width (three slots) within 1.15x.
 TEST(StaticFilter, BitsPerKeyAtAMillionKeys) {
   const double n = 1e6;
-  const double bpk8 = 8.0 * static_cast<double>(million8().size_in_bytes()) / n;
+  const double bpk7 = 8.0 * static_cast<double>(million7().size_in_bytes()) / n;
   const double bpk16 = 8.0 * static_cast<double>(million16().size_in_bytes()) / n;
-  EXPECT_LE(bpk8, 9.2);
+  EXPECT_LE(bpk7, 7.6);
   EXPECT_LE(bpk16, 18.4);
-  EXPECT_LE(bpk8, 1.15 * std::log2(1 / million8().estimated_fpr()));
+  EXPECT_LE(bpk7, 1.10 * std::log2(1 / million7().estimated_fpr()));
   EXPECT_LE(bpk16, 1.15 * std::log2(1 / million16().estimated_fpr()));
-  EXPECT_GE(bpk8, 8.0);  // the slots cannot hold fewer than one fingerprint per key
-  RecordProperty("bits_per_key_8", std::to_string(bpk8));
+  EXPECT_GE(bpk7, 7.0);  // the slots cannot hold fewer than one fingerprint per key
+  RecordProperty("bits_per_key_7", std::to_string(bpk7));
   RecordProperty("bits_per_key_16", std::to_string(bpk16));
-  for (auto k : million_keys()) ASSERT_TRUE(million8().may_contain(k));
+  for (auto k : million_keys()) ASSERT_TRUE(million7().may_contain(k));
+  // Every width from a rate: the layout's slots times r, within 1.10x of r.
+  for (const std::uint32_t r : {1u, 5u, 10u, 14u, 23u, 32u}) {
+    const auto p = static_filter::plan({.capacity = 1'000'000, .fpr = std::ldexp(1.0, -int(r))});
+    EXPECT_LE(p.bits_per_key, 1.10 * r) << r;
+    EXPECT_GE(p.bits_per_key, 1.0 * r) << r;
+  }
 }
 
-TEST(StaticFilter, MeasuredFprMatchesTwoToTheMinus8) {
-  // 10^6 absent probes (3906 expected positives): 5 sigma is +-8% of the rate. A small filter too,
-  // where one segment holds every key.
+TEST(StaticFilter, MeasuredFprMatchesTwoToTheMinusR) {
+  // 10^6 absent probes: at 2^-8 (3906 expected positives) 5 sigma is +-8% of the rate. Packed
+  // widths of both layouts, explicit 8-bit ones, small filters (one segment) and large ones.
   const std::uint64_t probes = 1'000'000;
   const auto absent = absent_keys(probes);
   std::vector<bool> out(probes);
-  const double p = 1.0 / 256;
-  const auto small = static_filter::build(present_keys(1000), 0.01);
-  for (const static_filter* f : {&small, &million8()}) {
+  const auto small_keys = present_keys(1000);
+  const auto mid_keys = present_keys(100'000, 9);
+  const std::vector<static_filter> filters = {
+      static_filter::build(small_keys, fingerprint_width::bits8),
+      static_filter::build(small_keys, 0.3),      // r = 2
+      static_filter::build(mid_keys, 0.05),       // r = 5
+      static_filter::build(mid_keys, 1.0 / 256),  // r = 8, packed, four slots
+      static_filter::build(mid_keys, 0.001),      // r = 10
+      static_filter::build(small_keys, 2e-3),     // r = 9, few keys
+  };
+  for (const static_filter* f : {&million7(), &filters[0], &filters[1], &filters[2], &filters[3],
+                                 &filters[4], &filters[5]}) {
+    const double p = std::ldexp(1.0, -static_cast<int>(f->fingerprint_bits()));
     const double measured = static_cast<double>(f->may_contain_many(absent, out)) / probes;
-    EXPECT_NEAR(measured, p, fpr_tolerance(p, probes)) << "n=" << f->key_count();
+    EXPECT_NEAR(measured, p, fpr_tolerance(p, probes))
+        << "n=" << f->key_count() << " r=" << f->fingerprint_bits() << " arity=" << f->arity();
     EXPECT_DOUBLE_EQ(f->estimated_fpr(), p);
-    RecordProperty("fpr8_n" + std::to_string(f->key_count()), std::to_string(measured));
+    RecordProperty(
+        "fpr" + std::to_string(f->fingerprint_bits()) + "_n" + std::to_string(f->key_count()),
+        std::to_string(measured));
   }
 }
 
@@ -345,17 +403,20 @@ TEST(StaticFilter, MeasuredFprMatchesTwoToTheMinus16) {
 }
 
 TEST(StaticFilter, MayContainManyAgreesWithMayContain) {
-  // The large filter (past detail::batch_min_bytes) takes the prefetching path, the small one the
-  // plain loop; both 8- and 16-bit.
-  ASSERT_GT(million8().size_in_bytes(), detail::batch_min_bytes);
+  // Large filters (past detail::batch_min_bytes) take the prefetching path, small ones the plain
+  // loop; whole-byte and packed slots, three and four per key.
+  const auto big14 = static_filter::build(million_keys(), 0.0001);
+  ASSERT_GT(million16().size_in_bytes(), detail::batch_min_bytes);
+  ASSERT_GT(big14.size_in_bytes(), detail::batch_min_bytes);
+  ASSERT_EQ(big14.arity(), 4u);
   const auto small_keys = present_keys(5000);
-  const auto small8 = static_filter::build(small_keys, 0.01);
+  const auto small8 = static_filter::build(small_keys, fingerprint_width::bits8);
   const auto small16 = static_filter::build(small_keys, 0.0001);
   std::vector<std::uint64_t> probe = absent_keys(30'000);
   probe.insert(probe.end(), million_keys().begin(), million_keys().begin() + 20'000);
   probe.insert(probe.end(), small_keys.begin(), small_keys.end());
   probe.push_back(42);  // an odd count: the last batch is partial
-  for (const static_filter* f : {&million8(), &million16(), &small8, &small16}) {
+  for (const static_filter* f : {&million7(), &big14, &million16(), &small8, &small16}) {
     std::vector<bool> out(probe.size());
     const std::size_t positives = f->may_contain_many(probe, out);
     std::size_t expected = 0;
@@ -404,19 +465,20 @@ TEST(StaticFilter, FailedAttemptsAreRetriedWithAnotherSeed) {
   for (auto k : keys) hashes.push_back(hash_key(h, k));
   std::vector<unsigned char> storage;
   const auto allocate = [&](const detail::fuse_layout& l) {
-    storage.assign(l.array_length, 0);
+    storage.assign(detail::fuse_payload_bytes(l, 7), 0);
     return storage.data();
   };
+  const auto smallest = detail::fuse_arity::smallest;
   try {
-    detail::fuse_build<std::uint8_t, detail::fuse_scheme::folded>(hashes, allocate, 1);
+    detail::fuse_build<detail::fuse_scheme::folded>(hashes, 7, smallest, allocate, 1);
     ADD_FAILURE() << "expected runtime_error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("construction failed in all 1 attempts"),
               std::string::npos)
         << e.what();
   }
-  EXPECT_NO_THROW((detail::fuse_build<std::uint8_t, detail::fuse_scheme::folded>(
-      hashes, allocate, attempt_of(retried) + 1)));
+  EXPECT_NO_THROW((detail::fuse_build<detail::fuse_scheme::folded>(hashes, 7, smallest, allocate,
+                                                                   attempt_of(retried) + 1)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,31 +502,64 @@ void write_bytes(const std::filesystem::path& p, std::span<const std::byte> byte
 
 TEST(StaticFilterFormat, LayoutIsDocumented) {
   const auto keys = string_keys(1000);
+  // From a rate: 10-bit fingerprints, four slots per key, the 56-byte parameter block.
   const auto f = static_filter::build(keys, 0.001, 5);
+  ASSERT_EQ(f.fingerprint_bits(), 10u);
+  ASSERT_EQ(f.arity(), 4u);
   const auto bytes = serialize(f);
   EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 12), 6u);     // kind: static
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 20), 48u);    // parameter block size
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 20), 56u);    // parameter block size
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 24), 5u);     // seed
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 64), 1000u);  // element count
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 72), 192u);   // payload offset
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 80), f.size_in_bytes());
-  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 128), 16u);  // fingerprint bits
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 128), 10u);  // fingerprint bits
   EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 132), f.segment_length());
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 136), f.segment_count());
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 144), f.array_length());
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 152), f.construction_seed());
   EXPECT_EQ(detail::get<std::uint64_t>(bytes.data() + 160), 1000u);  // distinct keys
   EXPECT_EQ(detail::get<double>(bytes.data() + 168), 0.001);
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 176), 2u);  // block version
+  EXPECT_EQ(detail::get<std::uint32_t>(bytes.data() + 180), 4u);  // arity
   ASSERT_EQ(bytes.size(), 192 + f.size_in_bytes());
+  EXPECT_EQ(f.size_in_bytes(), (f.array_length() * 10 / 8 + 7 + 63) / 64 * 64);
   EXPECT_TRUE(std::equal(bytes.begin() + 192, bytes.end(), f.fingerprint_bytes().begin()));
-  // The payload is the fingerprint array: key i satisfies fp == slot0 ^ slot1 ^ slot2 in it.
-  const auto* slots = reinterpret_cast<const unsigned char*>(bytes.data() + 192);
-  const detail::fuse_layout l{f.segment_length(), f.segment_count(), f.array_length()};
+  // The payload is the slots packed from bit 0: key k satisfies fp == XOR of its four slots,
+  // slot i read as bits [10 i, 10 i + 10) of the little-endian bytes.
+  const auto* payload = reinterpret_cast<const unsigned char*>(bytes.data() + 192);
+  const auto slot = [&](std::uint64_t i) {
+    std::uint32_t v = 0;
+    for (std::uint32_t b = 0; b < 10; ++b) {
+      const std::uint64_t bit = i * 10 + b;
+      v |= static_cast<std::uint32_t>((payload[bit / 8] >> (bit % 8)) & 1) << b;
+    }
+    return v;
+  };
   for (const auto& k : keys) {
-    ASSERT_TRUE((detail::fuse_probe<std::uint16_t, detail::fuse_scheme::folded>(
-        slots, l,
-        detail::fuse_hash<detail::fuse_scheme::folded>(hash_key(f.hash(), k),
-                                                       f.construction_seed()))));
+    const std::uint64_t x = detail::fuse_hash<detail::fuse_scheme::folded>(hash_key(f.hash(), k),
+                                                                           f.construction_seed());
+    const auto p = positions(f, k);
+    ASSERT_EQ(p.slots.size(), 4u);
+    ASSERT_EQ(p.fingerprint, (x ^ (x >> 32)) & 1023);
+    ASSERT_EQ(slot(p.slots[0]) ^ slot(p.slots[1]) ^ slot(p.slots[2]) ^ slot(p.slots[3]),
+              p.fingerprint);
+  }
+  // An explicit width: the 48-byte block of three 16-bit slots, as every older reader knows it.
+  const auto g = static_filter::build(keys, fingerprint_width::bits16, 5);
+  const auto old = serialize(g);
+  EXPECT_EQ(detail::get<std::uint32_t>(old.data() + 20), 48u);
+  EXPECT_EQ(detail::get<std::uint32_t>(old.data() + 128), 16u);
+  EXPECT_EQ(detail::get<double>(old.data() + 168), 1.0 / 65536);
+  EXPECT_EQ(g.arity(), 3u);
+  EXPECT_EQ(g.size_in_bytes(), (2 * g.array_length() + 63) / 64 * 64);
+  const auto* slots16 = reinterpret_cast<const unsigned char*>(old.data() + 192);
+  for (const auto& k : keys) {
+    const auto p = positions(g, k);
+    ASSERT_EQ(p.slots.size(), 3u);
+    std::uint32_t v = 0;
+    for (const auto i : p.slots) v ^= slots16[2 * i] | (slots16[2 * i + 1] << 8);
+    ASSERT_EQ(v, p.fingerprint);
   }
 }
 
@@ -576,6 +671,39 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
   EXPECT_TRUE(has(with(empty, 160, std::uint64_t{1}), "an empty static filter"));
   EXPECT_TRUE(has(with(empty, 132, std::uint32_t{4}), "an empty static filter"));
   EXPECT_TRUE(has(with(empty, 136, std::uint64_t{1}), "an empty static filter"));
+  // The 56-byte block (any width, three or four slots): 176 block version, 180 arity. Ten keys
+  // at 1%: 7-bit fingerprints, four slots, 26 slots of 2 segments: 182 bits, so the 23rd byte
+  // holds 2 padding bits, then 7 padding bytes the last slot's 64-bit read covers.
+  const auto any = serialize(static_filter::build(string_keys(10), 0.01));
+  ASSERT_EQ(detail::get<std::uint32_t>(any.data() + 20), 56u);
+  ASSERT_EQ(detail::get<std::uint64_t>(any.data() + 144), 26u);
+  EXPECT_TRUE(has(with(any, 128, std::uint32_t{0}), "fingerprint bits must lie in [1, 32], not 0"));
+  EXPECT_TRUE(has(with(any, 128, std::uint32_t{33}), "not 33"));
+  EXPECT_TRUE(has(with(any, 128, std::uint32_t{6}), "target fpr 0.01 does not match 6-bit"));
+  EXPECT_TRUE(has(with(any, 168, 0.02), "target fpr 0.02 does not match 7-bit"));
+  EXPECT_TRUE(has(with(any, 176, std::uint32_t{3}), "block version 3 is unknown"));
+  EXPECT_TRUE(has(with(any, 176, std::uint32_t{1}), "block version 1 is unknown"));
+  EXPECT_TRUE(has(with(any, 180, std::uint32_t{5}), "arity must be 3 or 4, not 5"));
+  EXPECT_TRUE(has(with(any, 180, std::uint32_t{3}), "is not (segment count 10 + 2)"));
+  EXPECT_TRUE(has(with(any, 192 + 22, std::uint8_t{0xc0}), "padding bits"));
+  EXPECT_EQ(with(any, 192 + 22, std::uint8_t{0x3f}), "no exception");  // slot bits: any value
+  EXPECT_TRUE(has(with(any, 192 + 23, std::uint8_t{1}), "padding bytes"));
+  EXPECT_TRUE(has(with(any, 192 + 29, std::uint8_t{1}), "padding bytes"));
+  {
+    // One encoding per filter: three 8-bit slots must take the 48-byte block.
+    auto b = any;
+    detail::put(b.data() + 128, std::uint32_t{8});
+    detail::put(b.data() + 168, 1.0 / 256);
+    detail::put(b.data() + 180, std::uint32_t{3});
+    test::reseal(b);
+    EXPECT_TRUE(has(format_error_of([&] { deserialize<static_filter>(b); }),
+                    "three slots of 8 or 16 bits take the 48-byte parameter block"));
+  }
+  const auto empty7 = serialize(static_filter::build(std::vector<std::string>(), 0.01));
+  ASSERT_EQ(detail::get<std::uint32_t>(empty7.data() + 20), 56u);
+  EXPECT_EQ(format_error_of([&] { deserialize<static_filter>(empty7); }), "no exception");
+  EXPECT_TRUE(has(with(empty7, 180, std::uint32_t{4}), "(and arity 3)"));
+  test::expect_all_damage_rejected<static_filter>(any);
   // A short parameter block (params size 40): the layout no longer adds up, or reads run short.
   {
     auto b = good8;
@@ -592,11 +720,14 @@ TEST(StaticFilterFormat, ValuesAreValidatedEvenWithAGoodChecksum) {
 
 namespace {
 
+// width 0: an explicit 8-bit width; 33: an explicit 16-bit one; else a rate just above 2^-width.
 template <class Key>
-void check_no_false_negatives(const std::vector<Key>& keys, bool keyed, bool wide) {
+void check_no_false_negatives(const std::vector<Key>& keys, bool keyed, std::uint32_t width) {
   const hasher h = keyed ? hasher(random_key()) : hasher(*rc::gen::arbitrary<std::uint64_t>());
-  const auto f = wide ? static_filter::build(keys, fingerprint_width::bits16, h)
-                      : static_filter::build(keys, 0.01, h);
+  const auto f = width == 0    ? static_filter::build(keys, fingerprint_width::bits8, h)
+                 : width == 33 ? static_filter::build(keys, fingerprint_width::bits16, h)
+                               : static_filter::build(keys, std::ldexp(1.1, -int(width)), h);
+  if (width >= 1 && width <= 32) RC_ASSERT(f.fingerprint_bits() == width);
   RC_ASSERT(f.inserted() == keys.size());
   RC_ASSERT(f.key_count() <= keys.size());
   RC_ASSERT(f.key_count() >= std::min<std::size_t>(keys.size(), 1));
@@ -626,12 +757,96 @@ RC_GTEST_PROP(StaticFilterProperties, NoFalseNegativesForIntegerKeys, ()) {
   const auto narrow = *rc::gen::arbitrary<bool>();
   const auto keys = keys_with_duplicates<std::int64_t>(
       narrow ? rc::gen::inRange<std::int64_t>(-500, 500) : rc::gen::arbitrary<std::int64_t>());
-  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>());
+  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(),
+                           *rc::gen::inRange<std::uint32_t>(0, 34));
 }
 
 RC_GTEST_PROP(StaticFilterProperties, NoFalseNegativesForStringKeys, ()) {
   const auto keys = keys_with_duplicates<std::string>(rc::gen::string<std::string>());
-  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(), *rc::gen::arbitrary<bool>());
+  check_no_false_negatives(keys, *rc::gen::arbitrary<bool>(),
+                           *rc::gen::inRange<std::uint32_t>(0, 34));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every width and both layouts: no false negative, and the measured rate within a Poisson bound
+// of n_probes * 2^-r. CI runs the subset below (n up to 10^5, ten widths); the full matrix
+// (every width 1..32, n up to 10^6) is the long run `BLOOMERY_STATIC_MATRIX=full
+// build/tests/test_static_filter --gtest_filter='StaticFilterMatrix*'` (docs/static-filter.md).
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+bool full_matrix() {
+  const char* v = std::getenv("BLOOMERY_STATIC_MATRIX");
+  return v != nullptr && std::string_view(v) == "full";
+}
+
+// Positives among `probes` absent keys: within mean +- (5 sqrt(mean) + 5), mean = probes 2^-r
+// (the +5 keeps the bound sound where the mean is below 1).
+void expect_rate(std::uint64_t positives, std::uint64_t probes, std::uint32_t r,
+                 const std::string& what) {
+  const double mean = static_cast<double>(probes) * std::ldexp(1.0, -static_cast<int>(r));
+  const double slack = 5 * std::sqrt(mean) + 5;
+  EXPECT_LE(static_cast<double>(positives), mean + slack) << what;
+  EXPECT_GE(static_cast<double>(positives), mean - slack) << what;
+}
+
+}  // namespace
+
+TEST(StaticFilterMatrix, EveryWidthAndLayoutFindsItsKeysAtItsRate) {
+  const bool full = full_matrix();
+  std::vector<std::uint64_t> sizes = {1, 2, 3, 7, 100, 1000, 10'000, 100'000};
+  std::vector<std::uint32_t> widths = {1, 2, 5, 7, 8, 9, 13, 16, 24, 32};
+  if (full) {
+    sizes.push_back(1'000'000);
+    widths.clear();
+    for (std::uint32_t r = 1; r <= 32; ++r) widths.push_back(r);
+  }
+  const std::uint64_t probes = full ? 1'000'000 : 200'000;
+  const auto absent = absent_keys(probes);
+  std::vector<unsigned char> out(probes);
+  for (const std::uint64_t n : sizes) {
+    const auto keys = present_keys(n, n);
+    auto with_dups = keys;
+    with_dups.insert(with_dups.end(), keys.begin(), keys.begin() + static_cast<long>(n / 3));
+    for (const std::uint32_t r : widths) {
+      const std::string what = "n=" + std::to_string(n) + " r=" + std::to_string(r);
+      // From a rate: the smaller layout (four slots nearly always).
+      const auto f = static_filter::build(with_dups, std::ldexp(1.0, -static_cast<int>(r)));
+      ASSERT_EQ(f.fingerprint_bits(), r) << what;
+      ASSERT_EQ(f.key_count(), n) << what;
+      for (const auto k : keys) ASSERT_TRUE(f.may_contain(k)) << what << " key " << k;
+      const std::size_t positives = f.may_contain_many(absent, out);
+      expect_rate(positives, probes, r, what + " arity " + std::to_string(f.arity()));
+      EXPECT_TRUE(deserialize<static_filter>(serialize(f)) == f) << what;
+      // Three slots at the same width, built through the construction directly (a rate picks
+      // them only where they are smaller).
+      std::vector<hash128> hashes;
+      for (const auto k : keys) hashes.push_back(hash_key(hasher{}, k));
+      std::vector<unsigned char> storage;
+      const auto allocate = [&](const detail::fuse_layout& l) {
+        storage.assign(detail::fuse_payload_bytes(l, r), 0);
+        return storage.data();
+      };
+      const auto built = detail::fuse_build<detail::fuse_scheme::folded>(
+          hashes, r, detail::fuse_arity::three, allocate);
+      ASSERT_EQ(built.layout.arity, 3u);
+      const auto probe = [&](std::uint64_t key) {
+        const std::uint64_t x =
+            detail::fuse_hash<detail::fuse_scheme::folded>(hash_key(hasher{}, key), built.seed);
+        return detail::with_fuse_types(
+            built.layout, r, detail::fuse_scheme::folded,
+            [&]<std::uint32_t W, detail::fuse_scheme S, std::uint32_t A>() {
+              return detail::fuse_probe<W, S, A>(storage.data(), built.layout,
+                                                 detail::fuse_codec<W>{r}, x);
+            });
+      };
+      for (const auto k : keys) ASSERT_TRUE(probe(k)) << what << " three slots, key " << k;
+      std::uint64_t three_positives = 0;
+      for (const auto k : absent) three_positives += probe(k);
+      expect_rate(three_positives, probes, r, what + " three slots");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

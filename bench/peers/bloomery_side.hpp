@@ -65,16 +65,23 @@ struct lib {
   }
 };
 
-template <class K>
+// Rate 0: the explicit 8-bit width (three whole-byte slots, binary_fuse8's layout); otherwise a
+// build from that rate: 1% gives 7-bit fingerprints, 2^-8 8-bit ones, both in four packed slots.
+template <class K, int RateInverse>
 void* build_static(const K* keys, std::size_t count) {
-  return new bloomery::static_filter(bloomery::static_filter::build(
-      std::span<const K>(keys, count), bloomery::fingerprint_width::bits8));
+  const std::span<const K> span(keys, count);
+  if constexpr (RateInverse == 0) {
+    return new bloomery::static_filter(
+        bloomery::static_filter::build(span, bloomery::fingerprint_width::bits8));
+  } else {
+    return new bloomery::static_filter(bloomery::static_filter::build(span, 1.0 / RateInverse));
+  }
 }
 
-template <class K>
+template <class K, int RateInverse = 0>
 peers::contender<K> built(std::string name) {
   peers::contender<K> c = queried<lib, bloomery::static_filter, K>(std::move(name));
-  c.build = build_static<K>;
+  c.build = build_static<K, RateInverse>;
   return c;
 }
 
@@ -89,6 +96,8 @@ side BLOOMERY_PEERS_SIDE_FN() {
   s.u64.push_back(growing<lib, bloomery::blocked_bloom_filter, u64>("bloomery blocked"));
   s.u64.push_back(growing<lib, bloomery::bloom_filter, u64>("bloomery bloom"));
   s.u64.push_back(built<u64>("bloomery static8"));
+  s.u64.push_back(built<u64, 100>("bloomery static7x4"));
+  s.u64.push_back(built<u64, 256>("bloomery static8x4"));
   s.u64.push_back(growing<lib, bloomery::counting_bloom_filter, u64>("bloomery counting"));
   s.u64.push_back(growing<lib, bloomery::cuckoo_filter, u64>("bloomery cuckoo"));
   s.u64.push_back(growing<lib, bloomery::scalable_bloom_filter, u64>("bloomery scalable"));

@@ -84,7 +84,7 @@ template <bool OneMultiply>
   std::size_t s = 0;
   for (const u64 key : q) {
     const u64 x = d::fuse_hash<d::fuse_scheme::folded>(key_hash<OneMultiply>(key, seed), attempt);
-    s += d::fuse_probe<std::uint8_t, d::fuse_scheme::folded>(slots, l, x);
+    s += d::fuse_probe<8, d::fuse_scheme::folded, 3>(slots, l, d::fuse_codec<8>{}, x);
   }
   return s;
 }

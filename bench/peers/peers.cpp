@@ -282,8 +282,9 @@ int main(int argc, char** argv) try {
   const std::vector<std::pair<std::string, const std::vector<u64_contender>*>> u64_sides = {
       {"native", &native.u64}, {"o3", &o3.u64}, {"", &boost.u64}, {"", &fuse.u64}};
   const auto u64_entries = pick<u64>(
-      u64_sides, {"bloomery blocked", "bloomery bloom", "bloomery static8",
-                  "boost fast_multiblock32<8>", "boost classic k=7", "fastfilter binary_fuse8"});
+      u64_sides, {"bloomery blocked", "bloomery bloom", "bloomery static8", "bloomery static7x4",
+                  "bloomery static8x4", "boost fast_multiblock32<8>", "boost classic k=7",
+                  "fastfilter binary_fuse8"});
   const std::vector<std::pair<std::string, const std::vector<str_contender>*>> str_sides = {
       {"native", &native.str}, {"o3", &o3.str}, {"", &boost.str}};
   const auto str_entries =
@@ -403,6 +404,15 @@ int main(int argc, char** argv) try {
       "u64 native bloomery static8/many", "u64 fastfilter binary_fuse8/one");
   row("static8 vs binary_fuse8, build (ns per key)", "native bloomery static8/build",
       "fastfilter binary_fuse8/build");
+  // The layouts a build from a rate takes: four packed slots per key, beside the same peer.
+  for (const char* f : {"static7x4", "static8x4"}) {
+    row(fmt("%s vs binary_fuse8, one at a time", f), fmt("u64 native bloomery %s/one", f),
+        "u64 fastfilter binary_fuse8/one");
+    row(fmt("%s batched vs binary_fuse8 one at a time", f), fmt("u64 native bloomery %s/many", f),
+        "u64 fastfilter binary_fuse8/one");
+    row(fmt("%s vs binary_fuse8, build (ns per key)", f), fmt("native bloomery %s/build", f),
+        "fastfilter binary_fuse8/build");
+  }
 
   std::printf("\n");
   rep.header_row("bloomery plain -O3 / bloomery -march=native");

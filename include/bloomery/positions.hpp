@@ -7,7 +7,7 @@
 //   positions(counting, key)  the k counter indexes in [0, counter_count())
 //   positions(cuckoo, key)    the fingerprint, the two buckets, and how i2 follows from i1
 //   positions(scalable, key)  each sub-filter's k bit indexes
-//   positions(static, key)    the fingerprint and the three slot indexes
+//   positions(static, key)    the fingerprint and the three or four slot indexes
 //   positions(scalable_cuckoo, key)  the fingerprint and its two buckets in each sub-filter
 //
 // Each accepts the owning filter or its read-only view (a mapped file, a scalable sub-filter).
@@ -95,11 +95,11 @@ struct scalable_cuckoo_positions {
 };
 
 // Static (binary fuse) filter: the filter answers "possibly present" exactly when the XOR of the
-// three slots' values (slot_value) equals the fingerprint.
+// slots' values (slot_value) equals the fingerprint.
 struct static_positions {
   std::uint64_t fingerprint = 0;     // fingerprint_bits() bits (0 is a valid fingerprint)
-  std::vector<std::uint64_t> slots;  // three indexes in [0, array_length()), one in each of three
-                                     // consecutive segments; none for the empty filter
+  std::vector<std::uint64_t> slots;  // arity() indexes in [0, array_length()), one in each of
+                                     // that many consecutive segments; none for the empty filter
   friend bool operator==(const static_positions&, const static_positions&) = default;
 };
 
@@ -184,17 +184,19 @@ scalable_cuckoo_positions positions(const F& f, const K& key) {
 template <filter_or_view_of<static_filter> F, hashable_key K>
 static_positions positions(const F& f, const K& key) {
   static_positions p;
-  std::uint64_t x = 0;
-  detail::with_fuse_types(f.fingerprint_bits(), detail::fuse_scheme_of(f.hash().algorithm()),
-                          [&]<class Slot, detail::fuse_scheme S>() {
-                            x = detail::fuse_hash<S>(hash_key(f.hash(), key),
-                                                     f.construction_seed());
-                            p.fingerprint = detail::fuse_fingerprint<Slot, S>(x);
+  const detail::fuse_layout layout{f.segment_length(), f.segment_count(), f.array_length(),
+                                   f.arity()};
+  const std::uint32_t bits = f.fingerprint_bits();
+  detail::with_fuse_types(layout, bits, detail::fuse_scheme_of(f.hash().algorithm()),
+                          [&]<std::uint32_t W, detail::fuse_scheme S, std::uint32_t A>() {
+                            const std::uint64_t x = detail::fuse_hash<S>(hash_key(f.hash(), key),
+                                                                         f.construction_seed());
+                            p.fingerprint =
+                                detail::fuse_fingerprint<W, S>(x, detail::fuse_codec<W>{bits});
+                            if (f.array_length() == 0) return;  // the empty filter has no slots
+                            const auto at = detail::fuse_positions<A>(x, layout);
+                            p.slots.assign(std::begin(at.at), std::end(at.at));
                           });
-  if (f.array_length() == 0) return p;  // the empty filter has no slots
-  const detail::fuse_layout layout{f.segment_length(), f.segment_count(), f.array_length()};
-  const detail::fuse_slots at = detail::fuse_positions(x, layout);
-  p.slots.assign(std::begin(at.at), std::end(at.at));
   return p;
 }
 
@@ -226,8 +228,13 @@ bool stash_holds(const F& f, const cuckoo_positions& p) {
 template <filter_or_view_of<static_filter> F>
 std::uint64_t slot_value(const F& f, std::uint64_t i) {
   const auto* slots = reinterpret_cast<const unsigned char*>(f.fingerprint_bytes().data());
-  return f.fingerprint_bits() == 8 ? detail::load_slot<std::uint8_t>(slots, i)
-                                   : detail::load_slot<std::uint16_t>(slots, i);
+  const detail::fuse_layout layout{f.segment_length(), f.segment_count(), f.array_length(),
+                                   f.arity()};
+  const std::uint32_t bits = f.fingerprint_bits();
+  return detail::with_fuse_types(layout, bits, detail::fuse_scheme::folded,
+                                 [&]<std::uint32_t W, detail::fuse_scheme, std::uint32_t>() {
+                                   return std::uint64_t{detail::fuse_codec<W>{bits}.load(slots, i)};
+                                 });
 }
 
 }  // namespace bloomery

@@ -1,7 +1,7 @@
 // The static filter: a binary fuse filter (Graf & Lemire 2022) for sets that never change, such as
-// the keys of an SSTable. Built once from the complete key set; about 9 bits per key at a false-
-// positive rate of 2^-8 (0.39%), 18 bits per key at 2^-16, against 11.5 and 23 for a classic Bloom
-// filter at the same rates. Three memory accesses per query.
+// the keys of an SSTable. Built once from the complete key set at any rate 2^-r (r = 1..32) with
+// about 1.08 r bits per key from 10^5 keys on (four slots per key): 7.5 bits per key at 1%, where
+// a classic Bloom filter takes 9.6. Three or four memory accesses per query.
 //
 // There is no insert, clear or merge: the structure is solved for its key set as a whole, and a
 // new set means a new build. docs/static-filter.md documents the construction and the numbers.
@@ -34,14 +34,16 @@
 
 namespace bloomery {
 
-// Fingerprint width of a static filter; its false-positive rate is 2^-bits.
+// An explicit fingerprint width: three slots per key of whole bytes, the fastest queries (one
+// plain load per slot) for about 1.13 times the bits of the width; its false-positive rate is
+// 2^-bits. build(keys, fpr) picks any width and the smaller layout instead.
 enum class fingerprint_width : std::uint32_t {
   bits8 = 8,    // FPR 2^-8  = 0.390625%, about 9 bits per key
   bits16 = 16,  // FPR 2^-16 = 0.0015259%, about 18 bits per key
 };
 
-// The lowest false-positive rate a static filter delivers: 2^-16.
-inline constexpr double static_filter_min_fpr = 1.0 / 65536.0;
+// The lowest false-positive rate a static filter delivers: 2^-32 (32-bit fingerprints).
+inline constexpr double static_filter_min_fpr = 0x1p-32;
 
 namespace detail {
 
@@ -56,19 +58,17 @@ struct static_meta {
   hasher hash;
 };
 
-inline std::uint64_t static_payload_bytes(const fuse_layout& l, std::uint32_t bits) {
-  return align_up(l.array_length * (bits / 8), payload_alignment);
-}
-
-// Fingerprint width for a target FPR: 8 bits when 2^-8 meets it, else 16; below 2^-16 is invalid.
+// Fingerprint width for a target FPR: the fewest bits r with 2^-r <= fpr; below 2^-32 is invalid.
 inline std::uint32_t static_bits_for(double fpr) {
   check_fpr(fpr);
   if (fpr < static_filter_min_fpr) {
     invalid("fpr", format_value(fpr),
-            "a static_filter delivers 2^-8 or 2^-16, so the allowed range is [2^-16 "
-            "(1.52587890625e-05), 1)");
+            "a static_filter delivers 2^-r for r = 1..32, so the allowed range is [2^-32 "
+            "(2.3283064365386963e-10), 1)");
   }
-  return fpr >= 1.0 / 256.0 ? 8 : 16;
+  std::uint32_t bits = 1;
+  while (std::ldexp(1.0, -static_cast<int>(bits)) > fpr) ++bits;
+  return bits;
 }
 
 inline std::uint32_t static_bits_of(fingerprint_width w) {
@@ -88,14 +88,16 @@ class static_queries {
   bool may_contain(const K& key) const noexcept {
     const static_meta& m = meta();
     if (m.layout.array_length == 0) return false;  // the empty set
-    return with_fuse_types(m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
-                           [&]<class Slot, fuse_scheme S>() {
+    return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
+                           [&]<std::uint32_t W, fuse_scheme S, std::uint32_t A>() {
                              // Folded means the intmix algorithm (fuse_scheme_of): hash with its
                              // function object, and the hasher's own test of its mode is saved.
                              const hash128 h = S == fuse_scheme::folded
                                                    ? hash_key(hasher::intmix_fn{m.hash.seed()}, key)
                                                    : hash_key(m.hash, key);
-                             return fuse_probe<Slot, S>(slots(), m.layout, fuse_hash<S>(h, m.seed));
+                             return fuse_probe<W, S, A>(slots(), m.layout,
+                                                        fuse_codec<W>{m.fingerprint_bits},
+                                                        fuse_hash<S>(h, m.seed));
                            });
   }
 
@@ -110,10 +112,12 @@ class static_queries {
       for (std::size_t i = 0; i < std::ranges::size(keys); ++i) out[i] = false;
       return 0;
     }
-    return with_fuse_types(
-        m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()), [&]<class Slot, fuse_scheme S>() {
-          return fuse_probe_many<Slot, S>(m.hash, m.seed, slots(), m.layout, keys, out);
-        });
+    return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
+                           [&]<std::uint32_t W, fuse_scheme S, std::uint32_t A>() {
+                             return fuse_probe_many<W, S, A>(m.hash, m.seed, slots(), m.layout,
+                                                             fuse_codec<W>{m.fingerprint_bits},
+                                                             keys, out);
+                           });
   }
 
   // Distinct keys the filter was built from (duplicates removed). A static filter holds exactly
@@ -125,24 +129,29 @@ class static_queries {
   std::uint64_t inserted() const noexcept { return meta().inserted; }
   // The FPR asked for at build time (2^-f when the width was given explicitly).
   double target_fpr() const noexcept { return meta().target_fpr; }
-  // The rate this filter delivers: 2^-f for an absent key (0 for the empty filter, which answers
+  // The rate this filter delivers: 2^-r for an absent key (0 for the empty filter, which answers
   // "no" to everything).
   double estimated_fpr() const noexcept {
     if (meta().layout.array_length == 0) return 0.0;
     return std::ldexp(1.0, -static_cast<int>(meta().fingerprint_bits));
   }
+  // r: 1 to 32 (8 or 16 for an explicit fingerprint_width).
   std::uint32_t fingerprint_bits() const noexcept { return meta().fingerprint_bits; }
+  // Slots per key: 3, or 4 (built from a target rate wherever four take fewer slots: at nearly
+  // every key count).
+  std::uint32_t arity() const noexcept { return meta().layout.arity; }
   std::uint32_t segment_length() const noexcept { return meta().layout.segment_length; }
   std::uint64_t segment_count() const noexcept { return meta().layout.segment_count; }
-  // Fingerprint slots: (segment_count + 2) * segment_length.
+  // Fingerprint slots: (segment_count + arity - 1) * segment_length.
   std::uint64_t array_length() const noexcept { return meta().layout.array_length; }
   std::uint64_t construction_seed() const noexcept { return meta().seed; }
   const hasher& hash() const noexcept { return meta().hash; }
   // The fingerprint array rounded up to whole 64-byte lines (the file's payload).
   std::uint64_t size_in_bytes() const noexcept {
-    return static_payload_bytes(meta().layout, meta().fingerprint_bits);
+    return fuse_payload_bytes(meta().layout, meta().fingerprint_bits);
   }
-  // The fingerprint array as stored: little-endian slots, then zero padding.
+  // The fingerprint array as stored: slots packed from bit 0 (little-endian bytes), then zero
+  // padding.
   std::span<const std::byte> fingerprint_bytes() const noexcept {
     return {reinterpret_cast<const std::byte*>(slots()), size_in_bytes()};
   }
@@ -151,6 +160,7 @@ class static_queries {
     filter_stats s = common_stats(*this, filter_kind::static_filter);
     s.bits = meta().layout.array_length * meta().fingerprint_bits;
     s.params = {{"fingerprint_bits", std::uint64_t{meta().fingerprint_bits}},
+                {"arity", std::uint64_t{meta().layout.arity}},
                 {"segment_length", std::uint64_t{meta().layout.segment_length}},
                 {"segment_count", std::uint64_t{meta().layout.segment_count}},
                 {"array_length", std::uint64_t{meta().layout.array_length}}};
@@ -172,22 +182,26 @@ class static_filter : public detail::static_queries<static_filter>, public detai
   static_filter() = default;
 
   // Builds the filter for `keys` (any random-access range of hashable keys; duplicates are fine)
-  // at false-positive rate `fpr`: 8-bit fingerprints when fpr >= 2^-8 (the filter then delivers
-  // 2^-8), else 16-bit ones (delivering 2^-16). fpr must lie in [2^-16, 1). Throws
-  // std::runtime_error only if 100 construction attempts fail in a row (practically never).
+  // at false-positive rate `fpr`: r-bit fingerprints for the fewest r with 2^-r <= fpr (the filter
+  // then delivers 2^-r), in the smaller of the three- and four-slot layouts. fpr must lie in
+  // [2^-32, 1). Throws std::runtime_error only if 100 construction attempts fail in a row
+  // (practically never).
   template <std::ranges::random_access_range Keys>
   requires std::ranges::sized_range<Keys> && hashable_key<std::ranges::range_value_t<Keys>>
   static static_filter build(const Keys& keys, double fpr, hasher h = {}) {
     const std::uint32_t bits = detail::static_bits_for(fpr);
-    return build_hashed(hash_all(keys, h), bits, fpr, std::ranges::size(keys), std::move(h));
+    return build_hashed(hash_all(keys, h), bits, detail::fuse_arity::smallest, fpr,
+                        std::ranges::size(keys), std::move(h));
   }
-  // Builds with an explicit fingerprint width; the target FPR is then 2^-bits.
+  // Builds with an explicit fingerprint width, three slots per key of whole bytes (the fastest
+  // queries); the target FPR is then 2^-bits.
   template <std::ranges::random_access_range Keys>
   requires std::ranges::sized_range<Keys> && hashable_key<std::ranges::range_value_t<Keys>>
   static static_filter build(const Keys& keys, fingerprint_width width, hasher h = {}) {
     const std::uint32_t bits = detail::static_bits_of(width);
-    return build_hashed(hash_all(keys, h), bits, std::ldexp(1.0, -static_cast<int>(bits)),
-                        std::ranges::size(keys), std::move(h));
+    return build_hashed(hash_all(keys, h), bits, detail::fuse_arity::three,
+                        std::ldexp(1.0, -static_cast<int>(bits)), std::ranges::size(keys),
+                        std::move(h));
   }
 
   // What build() would cost for `t.capacity` distinct keys at `t.fpr`, without building.
@@ -195,13 +209,13 @@ class static_filter : public detail::static_queries<static_filter>, public detai
     detail::check_capacity(t.capacity);
     check_key_count(t.capacity);
     const std::uint32_t bits = detail::static_bits_for(t.fpr);
-    const detail::fuse_layout l = detail::fuse_layout_for(t.capacity);
-    const std::uint64_t bytes = detail::static_payload_bytes(l, bits);
+    const detail::fuse_layout l = detail::fuse_smallest_layout(t.capacity);
+    const std::uint64_t bytes = detail::fuse_payload_bytes(l, bits);
     return {bytes, 8.0 * static_cast<double>(bytes) / static_cast<double>(t.capacity),
             std::ldexp(1.0, -static_cast<int>(bits)),
-            "fingerprint=" + std::to_string(bits) + " segment_length=" +
-                std::to_string(l.segment_length) + " segments=" + std::to_string(l.segment_count) +
-                " slots=" + std::to_string(l.array_length)};
+            "fingerprint=" + std::to_string(bits) + " arity=" + std::to_string(l.arity) +
+                " segment_length=" + std::to_string(l.segment_length) + " segments=" +
+                std::to_string(l.segment_count) + " slots=" + std::to_string(l.array_length)};
   }
 
   // Same shape, construction seed, hashing and fingerprints: the two answer every query alike.
@@ -242,35 +256,42 @@ class static_filter : public detail::static_queries<static_filter>, public detai
   }
 
   static static_filter build_hashed(const std::vector<hash128>& hashes, std::uint32_t bits,
-                                    double target_fpr, std::uint64_t inserted, hasher h) {
+                                    detail::fuse_arity arity, double target_fpr,
+                                    std::uint64_t inserted, hasher h) {
     static_filter s;
     // Zeroed storage for an attempt's layout; a failed attempt leaves it untouched, so it is
     // reused while the layout stays the same.
     const auto allocate = [&](const detail::fuse_layout& l) {
-      const std::uint64_t bytes = detail::static_payload_bytes(l, bits);
+      const std::uint64_t bytes = detail::fuse_payload_bytes(l, bits);
       if (s.slots_.size_in_bytes() != bytes) s.slots_ = bit_array(bytes * 8);
       return reinterpret_cast<unsigned char*>(s.slots_.data());
     };
-    const detail::fuse_result r = detail::with_fuse_types(
-        bits, detail::fuse_scheme_of(h.algorithm()), [&]<class Slot, detail::fuse_scheme S>() {
-          return detail::fuse_build<Slot, S>(hashes, allocate);
-        });
+    const detail::fuse_result r =
+        detail::fuse_scheme_of(h.algorithm()) == detail::fuse_scheme::folded
+            ? detail::fuse_build<detail::fuse_scheme::folded>(hashes, bits, arity, allocate)
+            : detail::fuse_build<detail::fuse_scheme::mixed>(hashes, bits, arity, allocate);
     if (r.layout.array_length == 0) s.slots_ = bit_array();
     s.meta_ = {bits, r.layout, r.seed, r.distinct, target_fpr, inserted, std::move(h)};
     return s;
   }
 
-  // Parameter block (48 bytes), see docs/static-filter.md.
+  // Parameter block, see docs/static-filter.md: 48 bytes for three slots of 8 or 16 bits (the
+  // layout every older reader knows); any other layout appends u32 block version 2 and u32 arity
+  // (56 bytes), which older readers refuse by its size rather than misread.
+  static constexpr std::uint32_t block_any_width = 2;
   static std::vector<std::byte> params(const detail::static_meta& m) {
-    return detail::params_writer()
-        .add<std::uint32_t>(m.fingerprint_bits)
+    detail::params_writer w;
+    w.add<std::uint32_t>(m.fingerprint_bits)
         .add<std::uint32_t>(m.layout.segment_length)
         .add<std::uint64_t>(m.layout.segment_count)
         .add<std::uint64_t>(m.layout.array_length)
         .add<std::uint64_t>(m.seed)
         .add<std::uint64_t>(m.key_count)
-        .add<double>(m.target_fpr)
-        .take();
+        .add<double>(m.target_fpr);
+    if (!detail::fuse_byte_slots(m.layout, m.fingerprint_bits)) {
+      w.add<std::uint32_t>(block_any_width).add<std::uint32_t>(m.layout.arity);
+    }
+    return w.take();
   }
 
   // Validates the parameter block against the payload before anything trusts either.
@@ -285,17 +306,39 @@ class static_filter : public detail::static_queries<static_filter>, public detai
     m.seed = r.read<std::uint64_t>("construction seed");
     m.key_count = r.read<std::uint64_t>("key count");
     m.target_fpr = r.read<double>("target fpr");
+    const bool any_width = !r.at_end();
+    if (any_width) {
+      const auto version = r.read<std::uint32_t>("block version");
+      if (version != block_any_width) {
+        fail("static parameter block version " + std::to_string(version) +
+             " is unknown (this build reads 2)");
+      }
+      m.layout.arity = r.read<std::uint32_t>("arity");
+    }
     r.expect_end("static");
     m.inserted = f.element_count;
     m.hash = f.hash;
     const std::uint32_t bits = m.fingerprint_bits;
-    if (bits != 8 && bits != 16) {
-      fail("fingerprint bits must be 8 or 16, not " + std::to_string(bits));
+    auto& l = m.layout;
+    if (!any_width) {
+      if (bits != 8 && bits != 16) {
+        fail("fingerprint bits must be 8 or 16, not " + std::to_string(bits));
+      }
+    } else {
+      if (bits < 1 || bits > detail::fuse_max_bits) {
+        fail("fingerprint bits must lie in [1, 32], not " + std::to_string(bits));
+      }
+      if (l.arity != 3 && l.arity != 4)
+        fail("arity must be 3 or 4, not " + std::to_string(l.arity));
+      if (detail::fuse_byte_slots(l, bits)) {
+        fail("three slots of 8 or 16 bits take the 48-byte parameter block");
+      }
     }
-    const auto& l = m.layout;
     if (l.array_length == 0) {
-      if (l.segment_length != 0 || l.segment_count != 0 || m.key_count != 0) {
-        fail("an empty static filter must have zero segments, segment length and key count");
+      if (l.segment_length != 0 || l.segment_count != 0 || m.key_count != 0 || l.arity != 3) {
+        fail(
+            "an empty static filter must have zero segments, segment length and key count "
+            "(and arity 3)");
       }
     } else {
       if (l.segment_length == 0 || l.segment_length > detail::fuse_max_segment_length ||
@@ -306,10 +349,10 @@ class static_filter : public detail::static_queries<static_filter>, public detai
       if (l.segment_count == 0 || l.segment_count > detail::fuse_max_keys) {
         fail("segment count out of range: " + std::to_string(l.segment_count));
       }
-      if (l.array_length != (l.segment_count + 2) * l.segment_length) {
+      if (l.array_length != (l.segment_count + l.arity - 1) * l.segment_length) {
         fail("array length " + std::to_string(l.array_length) + " is not (segment count " +
-             std::to_string(l.segment_count) + " + 2) * segment length " +
-             std::to_string(l.segment_length));
+             std::to_string(l.segment_count) + " + " + std::to_string(l.arity - 1) +
+             ") * segment length " + std::to_string(l.segment_length));
       }
       if (m.key_count == 0 || m.key_count > l.array_length) {
         fail("key count " + std::to_string(m.key_count) + " does not fit " +
@@ -320,18 +363,24 @@ class static_filter : public detail::static_queries<static_filter>, public detai
       fail("element count " + std::to_string(m.inserted) + " is below the distinct key count " +
            std::to_string(m.key_count));
     }
+    // The target lies in [2^-r, 2^-(r-1)): the rate asked for, or 2^-r for an explicit width. The
+    // 48-byte block's 16-bit filters keep their old range, [2^-16, 2^-8).
     const double low = std::ldexp(1.0, -static_cast<int>(bits));
-    const double high = bits == 8 ? 1.0 : 1.0 / 256.0;
-    if (!(m.target_fpr >= low && m.target_fpr < high)) {
+    const double high = !any_width ? (bits == 8 ? 1.0 : 1.0 / 256.0) : 2 * low;
+    if (!(m.target_fpr >= low && m.target_fpr < std::min(high, 1.0))) {
       fail("target fpr " + detail::format_value(m.target_fpr) + " does not match " +
            std::to_string(bits) + "-bit fingerprints");
     }
-    const std::uint64_t used = l.array_length * (bits / 8);
-    const std::uint64_t expected = detail::static_payload_bytes(l, bits);
+    const std::uint64_t used = (l.array_length * bits + 7) / 8;
+    const std::uint64_t expected = detail::fuse_payload_bytes(l, bits);
     if (f.payload.size() != expected) {
       fail("payload has " + std::to_string(f.payload.size()) + " bytes, " +
            std::to_string(l.array_length) + " slots of " + std::to_string(bits) + " bits need " +
            std::to_string(expected));
+    }
+    const unsigned tail_bits = static_cast<unsigned>((l.array_length * bits) % 8);
+    if (tail_bits != 0 && (std::to_integer<unsigned>(f.payload[used - 1]) >> tail_bits) != 0) {
+      fail("padding bits after the fingerprints are not zero");
     }
     for (std::uint64_t i = used; i < expected; ++i) {
       if (f.payload[i] != std::byte{0}) fail("padding bytes after the fingerprints are not zero");

@@ -46,7 +46,7 @@ void usage(std::FILE* out) {
       "  --tables N             SSTables per store (default 10)\n"
       "  --keys-per-table N     keys per table (default 500,000; 5000000 is the full scale)\n"
       "  --fpr P                target false-positive rate of every filter, in (0, 1)\n"
-      "                         (default 0.01; at least 2^-16, the static filter's limit)\n"
+      "                         (default 0.01; at least 2^-32, the static filter's limit)\n"
       "  --reads N              point reads per filter kind (default %s; with\n"
       "                         --read-latency-us, fewer: about 20 s of added latency for the\n"
       "                         run without a filter, at least 2,000)\n"
@@ -127,7 +127,7 @@ config parse_args(int argc, char** argv) {
       }
       if (c.fpr < bloomery::static_filter_min_fpr) {
         throw usage_error(
-            fmt("--fpr must be at least 2^-16 = %.4g: the static filter goes no lower, got %g",
+            fmt("--fpr must be at least 2^-32 = %.4g: the static filter goes no lower, got %g",
                 bloomery::static_filter_min_fpr, c.fpr));
       }
     } else if (arg == "--reads") {

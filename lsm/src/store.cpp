@@ -162,7 +162,7 @@ store store::open(const fs::path& dir, options opts) {
   }
   if (opts.filter == filter_kind::static_filter && opts.fpr < static_filter_min_fpr) {
     throw std::invalid_argument(
-        "the static filter's lowest false-positive rate is 2^-16 (16-bit fingerprints)");
+        "the static filter's lowest false-positive rate is 2^-32 (32-bit fingerprints)");
   }
   if (opts.memtable_entries == 0) throw std::invalid_argument("memtable_entries must be > 0");
   if (opts.block_bytes == 0) throw std::invalid_argument("block_bytes must be > 0");

@@ -200,7 +200,7 @@ TEST(Store, RejectsBadOptions) {
   EXPECT_THROW(store::open(dir.path(), o), std::invalid_argument);
   o = {};
   o.filter = filter_kind::static_filter;
-  o.fpr = 1e-6;
+  o.fpr = 1e-10;  // below 2^-32
   EXPECT_THROW(store::open(dir.path(), o), std::invalid_argument);
   // Kinds a table cannot carry are refused on open, before a flush could fail on them.
   for (const filter_kind k :

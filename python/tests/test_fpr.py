@@ -30,6 +30,9 @@ CASES = [
     (bloomery.ScalableBloomFilter, 0.01, 0.05),
     (bloomery.ScalableCuckooFilter, 0.01, 0.25),
     (bloomery.StaticFilter, 1 / 256, 0.02),
+    (bloomery.StaticFilter, 0.01, 0.02),
+    (bloomery.StaticFilter, 0.05, 0.02),
+    (bloomery.StaticFilter, 0.001, 0.02),
 ]
 
 
@@ -40,7 +43,7 @@ def binomial_band(p, trials, relative_slack):
     return mean - half, mean + half
 
 
-@pytest.mark.parametrize("cls,fpr,slack", CASES, ids=[kind_id(c) for c, _, _ in CASES])
+@pytest.mark.parametrize("cls,fpr,slack", CASES, ids=[f"{kind_id(c)}-{p:g}" for c, p, _ in CASES])
 def test_measured_fpr_matches_the_model(cls, fpr, slack):
     if cls is bloomery.StaticFilter:
         f = cls.build(INSERTED, fpr)

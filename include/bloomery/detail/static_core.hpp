@@ -3,10 +3,10 @@
 // construction and the (batched) probe. Nothing here owns the fingerprint array.
 //
 // A binary fuse filter (Graf & Lemire, "Binary Fuse Filters: Fast and Smaller Than Xor Filters",
-// ACM JEA 2022) stores one f-bit fingerprint per slot. Each key owns three slots, one in each of
-// three consecutive segments of `segment_length` slots, and the filter is built so that the XOR
-// of a key's three slots equals the key's fingerprint. A query recomputes the three slots and the
-// fingerprint: an absent key matches with probability 2^-f. docs/static-filter.md has the math.
+// ACM JEA 2022) stores one r-bit fingerprint per slot. Each key owns `arity` slots (3 or 4), one in
+// each of that many consecutive segments of `segment_length` slots, and the filter is built so
+// that the XOR of a key's slots equals the key's fingerprint. A query recomputes the slots and the
+// fingerprint: an absent key matches with probability 2^-r. docs/static-filter.md has the math.
 #pragma once
 
 #include <algorithm>
@@ -29,7 +29,7 @@
 namespace bloomery::detail {
 
 // Largest segment: 2^18 slots. Longer segments would not make peeling more likely to succeed, and
-// this keeps each key's three slots within a window of 3 * 2^18 slots (good locality).
+// this keeps each key's slots within a window of arity * 2^18 slots (good locality).
 inline constexpr std::uint32_t fuse_max_segment_length = std::uint32_t{1} << 18;
 // Construction attempts before giving up. One attempt fails with probability well below 1/2 (in
 // practice a few percent at most), so 100 failures in a row do not happen.
@@ -37,38 +37,56 @@ inline constexpr std::uint32_t fuse_max_attempts = 100;
 // The most keys a static filter accepts (2^40): far beyond any memory, and it keeps every slot
 // index computation exact in 64-bit arithmetic.
 inline constexpr std::uint64_t fuse_max_keys = std::uint64_t{1} << 40;
+// Fingerprint widths: 1 to 32 bits (rates 1/2 to 2^-32).
+inline constexpr std::uint32_t fuse_max_bits = 32;
 
-// How the slots are arranged: `segment_count + 2` segments of `segment_length` slots, so that a key
-// whose first slot falls in any of the first `segment_count` segments has its other two slots in
-// the following two.
+// How the slots are arranged: `segment_count + arity - 1` segments of `segment_length` slots, so
+// that a key whose first slot falls in any of the first `segment_count` segments has its other
+// slots in the following ones.
 struct fuse_layout {
   std::uint32_t segment_length = 0;  // a power of two; 0 only for the empty filter
   std::uint64_t segment_count = 0;   // segments a key's first slot may fall in; 0 when empty
-  std::uint64_t array_length = 0;    // slots: (segment_count + 2) * segment_length; 0 when empty
+  std::uint64_t array_length = 0;    // slots: (segment_count + arity - 1) * segment_length
+  std::uint32_t arity = 3;           // slots per key: 3 or 4
   friend bool operator==(const fuse_layout&, const fuse_layout&) = default;
 };
 
-// The layout for n distinct keys (Graf & Lemire's formulas for three slots per key):
-//   segment_length L = 2^floor(ln n / ln 3.33 + 2.25), at most 2^18
-//   size factor    s = max(1.125, 0.875 + 0.25 * ln(10^6) / ln n)       (n >= 2)
-//   segment_count    = max(1, ceil(round(n * s) / L) - 2)
-//   array_length     = (segment_count + 2) * L
-// For n = 1 the formulas give L = 4 and one segment (12 slots); n = 0 is the empty layout.
-inline fuse_layout fuse_layout_for(std::uint64_t n) {
+// The layout for n distinct keys and `arity` slots per key (Graf & Lemire's formulas):
+//   three slots: L = 2^floor(ln n / ln 3.33 + 2.25),   s = max(1.125, 0.875 + 0.25 ln(10^6) / ln n)
+//   four slots:  L = 2^floor(ln n / ln 2.91 - 0.5),    s = max(1.075, 0.77 + 0.305 ln(600000) / ln
+//   n) L at most 2^18 (and at least 1);  segment_count = max(1, ceil(round(n s) / L) - (arity - 1))
+//   array_length = (segment_count + arity - 1) * L
+// For n = 1 (three slots) the formulas give L = 4 and one segment (12 slots); n = 0 is the empty
+// layout.
+inline fuse_layout fuse_layout_for(std::uint64_t n, std::uint32_t arity = 3) {
   if (n == 0) return {};
   const double dn = static_cast<double>(n);
   const double log_n = std::log(dn);
-  const double exponent = std::floor(log_n / std::log(3.33) + 2.25);
-  const std::uint32_t length =
-      exponent >= 18 ? fuse_max_segment_length : std::uint32_t{1} << static_cast<int>(exponent);
+  const bool four = arity == 4;
+  const double exponent =
+      four ? std::floor(log_n / std::log(2.91) - 0.5) : std::floor(log_n / std::log(3.33) + 2.25);
+  const std::uint32_t length = exponent >= 18  ? fuse_max_segment_length
+                               : exponent <= 0 ? 1
+                                               : std::uint32_t{1} << static_cast<int>(exponent);
   std::uint64_t capacity = 0;
   if (n >= 2) {
-    const double factor = std::max(1.125, 0.875 + 0.25 * std::log(1e6) / log_n);
+    const double factor = four ? std::max(1.075, 0.77 + 0.305 * std::log(600000.0) / log_n)
+                               : std::max(1.125, 0.875 + 0.25 * std::log(1e6) / log_n);
     capacity = static_cast<std::uint64_t>(std::llround(dn * factor));
   }
+  const std::uint64_t extra = four ? 3 : 2;                        // segments after the last first
   const std::uint64_t spanned = (capacity + length - 1) / length;  // segments the slots span
-  const std::uint64_t count = spanned > 3 ? spanned - 2 : 1;
-  return {length, count, (count + 2) * length};
+  const std::uint64_t count = spanned > extra + 1 ? spanned - extra : 1;
+  return {length, count, (count + extra) * length, four ? 4u : 3u};
+}
+
+// The smaller of the two layouts for n keys (three slots on a tie: one memory access less per
+// query): what a build from a target rate uses. Four slots are smaller at nearly every n (from 3
+// keys on), and the more so the larger n: 1.08 slots per key at 10^6 against 1.13.
+inline fuse_layout fuse_smallest_layout(std::uint64_t n) {
+  const fuse_layout three = fuse_layout_for(n, 3);
+  const fuse_layout four = fuse_layout_for(n, 4);
+  return four.array_length < three.array_length ? four : three;
 }
 
 // A well-mixing bijection on 64 bits (the splitmix64 finalizer).
@@ -87,11 +105,11 @@ inline constexpr std::uint64_t fuse_attempt_seed(std::uint32_t attempt) noexcept
 // How a key's 128-bit hash becomes its 64-bit value x under construction seed `seed`, and x its
 // fingerprint. Two schemes, fixed by the filter's hash algorithm (fuse_scheme_of), so files of
 // either load and answer as built:
-//   mixed  (algorithms 1 and 2): x = splitmix64(low ^ seed) ^ high; fingerprint = top f bits of
+//   mixed  (algorithms 1 and 2): x = splitmix64(low ^ seed) ^ high; fingerprint = top r bits of
 //          x times an odd constant. Both halves enter x.
 //   folded (algorithm 3, the default): x = fold(high ^ seed, K), one folded multiply; the
-//          fingerprint is x ^ (x >> 32), as binary fuse's reference takes it. Three multiplies
-//          per integer-key query instead of seven, as many as binary fuse's
+//          fingerprint is the low r bits of x ^ (x >> 32), as binary fuse's reference takes it.
+//          Three multiplies per integer-key query instead of seven, as many as binary fuse's
 //          (docs/lookup-paths.md).
 // A collision of x (a 2^-64 accident) is treated as a duplicate key by the construction: such keys
 // get the same slots and fingerprint, so deduplicating them loses nothing.
@@ -112,49 +130,127 @@ inline std::uint64_t fuse_hash(hash128 h, std::uint64_t seed) noexcept {
   }
 }
 
-// A key's three slots: the first uniformly in the first segment_count segments (multiply-shift of
-// the whole hash, so its high bits decide), the other two in the next two segments at offsets
-// XOR-ed with two further independent groups of hash bits (bits 18..35 and 0..17).
+// A key's slots: the first uniformly in the first segment_count segments (multiply-shift of the
+// whole hash, so its high bits decide), the others in the next segments at offsets XOR-ed with
+// further independent groups of hash bits: bits 18..35, bits 0..17 and, for a fourth slot, the
+// top bits of x times an odd constant (x's own top bits already placed the first slot).
+template <std::uint32_t A>
 struct fuse_slots {
-  std::uint64_t at[3];
+  std::uint64_t at[A];
 };
-inline fuse_slots fuse_positions(std::uint64_t x, const fuse_layout& l) noexcept {
+template <std::uint32_t A>
+inline fuse_slots<A> fuse_positions(std::uint64_t x, const fuse_layout& l) noexcept {
   const std::uint64_t length = l.segment_length;
   const std::uint64_t mask = length - 1;
   const std::uint64_t first = reduce(x, l.segment_count * length);
-  return {{first, (first + length) ^ ((x >> 18) & mask), (first + 2 * length) ^ (x & mask)}};
-}
-
-// The key's f-bit fingerprint (see fuse_scheme).
-template <class Slot, fuse_scheme S>
-inline Slot fuse_fingerprint(std::uint64_t x) noexcept {
-  if constexpr (S == fuse_scheme::mixed) {
-    return static_cast<Slot>((x * 0x9e3779b97f4a7c15ULL) >> (64 - 8 * sizeof(Slot)));
+  if constexpr (A == 3) {
+    return {{first, (first + length) ^ ((x >> 18) & mask), (first + 2 * length) ^ (x & mask)}};
   } else {
-    return static_cast<Slot>(x ^ (x >> 32));
+    return {{first, (first + length) ^ ((x >> 18) & mask), (first + 2 * length) ^ (x & mask),
+             (first + 3 * length) ^ (((x * 0x9e3779b97f4a7c15ULL) >> 46) & mask)}};
   }
 }
 
-// Slots are little-endian and accessed through memcpy: the storage is plain bytes (owned, or a
-// mapped file), and memcpy of 1 or 2 bytes compiles to a single load or store.
-template <class Slot>
-inline Slot load_slot(const unsigned char* slots, std::uint64_t i) noexcept {
-  Slot v;
-  std::memcpy(&v, slots + i * sizeof(Slot), sizeof(Slot));
-  return v;
-}
-template <class Slot>
-inline void store_slot(unsigned char* slots, std::uint64_t i, Slot v) noexcept {
-  std::memcpy(slots + i * sizeof(Slot), &v, sizeof(Slot));
+// How slots are stored. W = 8 or 16: whole little-endian bytes, one plain load each, the layout of
+// every three-slot 8- and 16-bit filter. W = 0: any width r packed back to back from bit 0
+// (slot i at bits [i r, i r + r)), read as an unaligned 64-bit word, so the payload keeps 7 bytes
+// after the last slot (fuse_payload_bytes).
+template <std::uint32_t W>
+struct fuse_codec {
+  std::uint32_t width = W;  // r; the template argument when it is not 0
+  std::uint32_t bits() const noexcept {
+    if constexpr (W != 0) {
+      return W;
+    } else {
+      return width;
+    }
+  }
+  std::uint32_t mask() const noexcept {
+    return static_cast<std::uint32_t>((std::uint64_t{1} << bits()) - 1);
+  }
+  std::uint32_t load(const unsigned char* slots, std::uint64_t i) const noexcept {
+    if constexpr (W == 8) {
+      return slots[i];
+    } else if constexpr (W == 16) {
+      std::uint16_t v;
+      std::memcpy(&v, slots + 2 * i, 2);
+      return v;
+    } else {
+      const std::uint64_t bit = i * width;
+      std::uint64_t w;
+      std::memcpy(&w, slots + (bit >> 3), 8);
+      return static_cast<std::uint32_t>(w >> (bit & 7)) & mask();
+    }
+  }
+  // Writes v (< 2^r) into slot i, which still holds zero.
+  void store(unsigned char* slots, std::uint64_t i, std::uint32_t v) const noexcept {
+    if constexpr (W == 8) {
+      slots[i] = static_cast<unsigned char>(v);
+    } else if constexpr (W == 16) {
+      const auto s = static_cast<std::uint16_t>(v);
+      std::memcpy(slots + 2 * i, &s, 2);
+    } else {
+      const std::uint64_t bit = i * width;
+      std::uint64_t w;
+      std::memcpy(&w, slots + (bit >> 3), 8);
+      w |= std::uint64_t{v} << (bit & 7);
+      std::memcpy(slots + (bit >> 3), &w, 8);
+    }
+  }
+};
+
+// Whether slots of this layout and width are whole bytes (fuse_codec<8> or <16>): the layout of
+// every filter the 48-byte parameter block describes.
+inline bool fuse_byte_slots(const fuse_layout& l, std::uint32_t bits) noexcept {
+  return l.arity == 3 && (bits == 8 || bits == 16);
 }
 
-template <class Slot, fuse_scheme S>
-inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, std::uint64_t x) noexcept {
-  const fuse_slots p = fuse_positions(x, l);
-  const Slot v =
-      static_cast<Slot>(fuse_fingerprint<Slot, S>(x) ^ load_slot<Slot>(slots, p.at[0]) ^
-                        load_slot<Slot>(slots, p.at[1]) ^ load_slot<Slot>(slots, p.at[2]));
+// The payload: the slots, 7 more bytes when they are packed (the last slot's 64-bit read), rounded
+// up to whole 64-byte lines.
+inline std::uint64_t fuse_payload_bytes(const fuse_layout& l, std::uint32_t bits) noexcept {
+  if (l.array_length == 0) return 0;
+  const std::uint64_t used = (l.array_length * bits + 7) / 8;
+  return align_up(used + (fuse_byte_slots(l, bits) ? 0 : 7), payload_alignment);
+}
+
+// The key's r-bit fingerprint (see fuse_scheme).
+template <std::uint32_t W, fuse_scheme S>
+inline std::uint32_t fuse_fingerprint(std::uint64_t x, fuse_codec<W> c) noexcept {
+  if constexpr (S == fuse_scheme::mixed) {
+    return static_cast<std::uint32_t>((x * 0x9e3779b97f4a7c15ULL) >> (64 - c.bits()));
+  } else {
+    return static_cast<std::uint32_t>(x ^ (x >> 32)) & c.mask();
+  }
+}
+
+template <std::uint32_t W, fuse_scheme S, std::uint32_t A>
+inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, fuse_codec<W> c,
+                       std::uint64_t x) noexcept {
+  const fuse_slots<A> p = fuse_positions<A>(x, l);
+  std::uint32_t v = fuse_fingerprint<W, S>(x, c);
+  for (std::uint32_t j = 0; j < A; ++j) v ^= c.load(slots, p.at[j]);
   return v == 0;
+}
+
+// Calls fn.template operator()<W, S, A>() for a filter's slot storage, scheme and arity: the
+// per-key loops are compiled once per combination, with no test inside them.
+template <class Fn>
+decltype(auto) with_fuse_types(const fuse_layout& l, std::uint32_t bits, fuse_scheme s, Fn&& fn) {
+  const bool folded = s == fuse_scheme::folded;
+  if (fuse_byte_slots(l, bits)) {
+    if (bits == 8) {
+      return folded ? fn.template operator()<8, fuse_scheme::folded, 3>()
+                    : fn.template operator()<8, fuse_scheme::mixed, 3>();
+    }
+    return folded ? fn.template operator()<16, fuse_scheme::folded, 3>()
+                  : fn.template operator()<16, fuse_scheme::mixed, 3>();
+  }
+  if (l.arity == 4) {
+    return folded ? fn.template operator()<0, fuse_scheme::folded, 4>()
+                  : fn.template operator()<0, fuse_scheme::mixed, 4>();
+  }
+  return folded ? fn.template operator()<0, fuse_scheme::folded, 3>()
+                : fn.template operator()<0, fuse_scheme::mixed, 3>();
 }
 
 // Sorts 64-bit values ascending. An LSD radix sort over only the top `passes` bytes, enough of
@@ -217,7 +313,7 @@ struct fuse_scratch {
   std::vector<std::uint64_t> xor_hash;          // per slot: XOR of the hashes of its keys
   std::vector<std::uint64_t> stack;             // slots holding exactly one key, to peel
   std::vector<std::uint64_t> order;             // peeled key hashes, in peeling order
-  std::vector<std::uint8_t> order_index;        // which of its 3 slots each peeled key owns
+  std::vector<std::uint8_t> order_index;        // which of its slots each peeled key owns
 };
 
 // One construction attempt over sorted, distinct hashes. Peeling: a slot that exactly one key
@@ -225,8 +321,8 @@ struct fuse_scratch {
 // out right); remove the key, which may leave other slots with one key, and repeat. If every key
 // is removed, assign slots in reverse peeling order. Returns false (and leaves `slots` untouched)
 // when some keys cannot be peeled; the caller retries with another seed.
-template <class Slot, fuse_scheme S>
-bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
+template <std::uint32_t W, fuse_scheme S, std::uint32_t A>
+bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l, fuse_codec<W> c,
                     unsigned char* slots, fuse_scratch& s) {
   const std::uint64_t n = hashes.size();
   const std::uint64_t m = l.array_length;
@@ -234,8 +330,8 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
   s.xor_hash.assign(m, 0);
   // Count. Sorted hashes make the first slots ascend, so this pass walks memory almost in order.
   for (const std::uint64_t x : hashes) {
-    const fuse_slots p = fuse_positions(x, l);
-    for (std::uint8_t j = 0; j < 3; ++j) {
+    const fuse_slots<A> p = fuse_positions<A>(x, l);
+    for (std::uint8_t j = 0; j < A; ++j) {
       const std::uint8_t d = static_cast<std::uint8_t>(s.degree[p.at[j]] + 4);
       if (d < 4) return false;  // more than 63 keys on one slot: the 8-bit counter would wrap
       s.degree[p.at[j]] = d ^ j;
@@ -243,8 +339,8 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
     }
   }
   // Peel, scanning the slots in order and following each chain of newly single-key slots at once
-  // (depth first, on a stack): a key's slots lie within three consecutive segments, so the chain
-  // stays in memory that the scan has just touched.
+  // (depth first, on a stack): a key's slots lie within consecutive segments, so the chain stays
+  // in memory that the scan has just touched.
   s.stack.clear();
   s.order.resize(n);
   s.order_index.resize(n);
@@ -261,8 +357,8 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
       s.order[peeled] = x;
       s.order_index[peeled] = owned;
       ++peeled;
-      const fuse_slots p = fuse_positions(x, l);
-      for (std::uint8_t j = 0; j < 3; ++j) {
+      const fuse_slots<A> p = fuse_positions<A>(x, l);
+      for (std::uint8_t j = 0; j < A; ++j) {
         const std::uint64_t q = p.at[j];
         s.degree[q] = static_cast<std::uint8_t>((s.degree[q] - 4) ^ j);
         s.xor_hash[q] ^= x;
@@ -271,17 +367,18 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
     }
   }
   if (peeled != n) return false;
-  // Assign, last peeled first. When a key is assigned its two other slots are final (a slot is
-  // only ever owned by a key peeled after every other key on it, so those owners came earlier in
-  // this loop), and its owned slot is written by it alone and never again.
+  // Assign, last peeled first. When a key is assigned its other slots are final (a slot is only
+  // ever owned by a key peeled after every other key on it, so those owners came earlier in this
+  // loop), and its owned slot is written by it alone and never again.
   for (std::uint64_t k = n; k-- > 0;) {
     const std::uint64_t x = s.order[k];
-    const fuse_slots p = fuse_positions(x, l);
+    const fuse_slots<A> p = fuse_positions<A>(x, l);
     const std::uint8_t owned = s.order_index[k];
-    const Slot v = static_cast<Slot>(fuse_fingerprint<Slot, S>(x) ^
-                                     load_slot<Slot>(slots, p.at[(owned + 1) % 3]) ^
-                                     load_slot<Slot>(slots, p.at[(owned + 2) % 3]));
-    store_slot<Slot>(slots, p.at[owned], v);
+    std::uint32_t v = fuse_fingerprint<W, S>(x, c);
+    for (std::uint32_t j = 0; j < A; ++j) {
+      if (j != owned) v ^= c.load(slots, p.at[j]);
+    }
+    c.store(slots, p.at[owned], v);
   }
   return true;
 }
@@ -293,24 +390,17 @@ struct fuse_result {
   std::uint64_t distinct = 0;  // distinct keys (by their 64-bit hash under `seed`)
 };
 
-// Calls fn.template operator()<Slot, S>() for the filter's fingerprint width and scheme: the
-// per-key loops are compiled once per combination, with no test inside them.
-template <class Fn>
-decltype(auto) with_fuse_types(std::uint32_t fingerprint_bits, fuse_scheme s, Fn&& fn) {
-  if (fingerprint_bits == 8) {
-    return s == fuse_scheme::folded ? fn.template operator()<std::uint8_t, fuse_scheme::folded>()
-                                    : fn.template operator()<std::uint8_t, fuse_scheme::mixed>();
-  }
-  return s == fuse_scheme::folded ? fn.template operator()<std::uint16_t, fuse_scheme::folded>()
-                                  : fn.template operator()<std::uint16_t, fuse_scheme::mixed>();
-}
+// Which layouts a build may use: three slots per key only (8- and 16-bit filters built with an
+// explicit width, as they always were), or the smaller of three and four (fuse_smallest_layout).
+enum class fuse_arity : std::uint8_t { three, smallest };
 
-// Builds the fingerprint array for the keys' 128-bit hashes, trying seeds fuse_attempt_seed(0),
-// (1), ... until one peels. `allocate(layout)` returns zeroed storage for that layout's slots.
-// Throws std::runtime_error when `max_attempts` attempts all fail.
-template <class Slot, fuse_scheme S, class Allocate>
-fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
-                       std::uint32_t max_attempts = fuse_max_attempts) {
+// Builds the fingerprint array of r = `bits` bits for the keys' 128-bit hashes, trying seeds
+// fuse_attempt_seed(0), (1), ... until one peels. `allocate(layout)` returns zeroed storage of
+// fuse_payload_bytes(layout, bits). Throws std::runtime_error when `max_attempts` attempts all
+// fail.
+template <fuse_scheme S, class Allocate>
+fuse_result fuse_build(std::span<const hash128> keys, std::uint32_t bits, fuse_arity arity,
+                       Allocate&& allocate, std::uint32_t max_attempts = fuse_max_attempts) {
   fuse_scratch s;
   s.hashes.resize(keys.size());
   for (std::uint32_t attempt = 0; attempt < max_attempts; ++attempt) {
@@ -319,10 +409,16 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
     for (std::size_t i = 0; i < keys.size(); ++i) s.hashes[i] = fuse_hash<S>(keys[i], seed);
     sort_hashes(s.hashes, s.sort_tmp);
     s.hashes.erase(std::unique(s.hashes.begin(), s.hashes.end()), s.hashes.end());
-    const fuse_layout l = fuse_layout_for(s.hashes.size());
+    const std::uint64_t n = s.hashes.size();
+    const fuse_layout l =
+        arity == fuse_arity::three ? fuse_layout_for(n, 3) : fuse_smallest_layout(n);
     if (l.array_length == 0) return {l, 0, 0};
     unsigned char* slots = allocate(l);
-    if (fuse_try_build<Slot, S>(s.hashes, l, slots, s)) return {l, seed, s.hashes.size()};
+    const bool built =
+        with_fuse_types(l, bits, S, [&]<std::uint32_t W, fuse_scheme, std::uint32_t A>() {
+          return fuse_try_build<W, S, A>(s.hashes, l, fuse_codec<W>{bits}, slots, s);
+        });
+    if (built) return {l, seed, n};
   }
   throw std::runtime_error("bloomery: static_filter construction failed in all " +
                            std::to_string(max_attempts) + " attempts (seeds) for " +
@@ -331,29 +427,31 @@ fuse_result fuse_build(std::span<const hash128> keys, Allocate&& allocate,
                            "not happen: please report it");
 }
 
-// Keys per batch in may_contain_many: each key's 3 slots are prefetched, so a batch keeps up to
-// 3 * 64 independent loads in flight while its hashes are computed.
+// Keys per batch in may_contain_many: each key's slots are prefetched, so a batch keeps up to
+// 4 * 64 independent loads in flight while its hashes are computed.
 inline constexpr std::size_t fuse_batch_size = 64;
 
-// Batched probe: prefetch each key's three slots, then check them. Same answers as fuse_probe.
-template <class Slot, fuse_scheme S>
+// Batched probe: prefetch each key's slots, then check them. Same answers as fuse_probe.
+template <std::uint32_t W, fuse_scheme S, std::uint32_t A>
 struct fuse_batch_probe {
   std::uint64_t seed;
   const unsigned char* slots;
   const fuse_layout& l;
+  fuse_codec<W> c;
   std::uint64_t locate(hash128 h) const noexcept { return fuse_hash<S>(h, seed); }
   [[gnu::always_inline]] void prefetch(std::uint64_t x) const noexcept {
-    for (const std::uint64_t at : fuse_positions(x, l).at)
-      detail::prefetch(slots + at * sizeof(Slot));
+    for (const std::uint64_t at : fuse_positions<A>(x, l).at) {
+      detail::prefetch(slots + (W == 0 ? at * c.bits() / 8 : at * (W / 8)));
+    }
   }
-  bool probe(std::uint64_t x) const noexcept { return fuse_probe<Slot, S>(slots, l, x); }
+  bool probe(std::uint64_t x) const noexcept { return fuse_probe<W, S, A>(slots, l, c, x); }
 };
 
-template <class Slot, fuse_scheme S, class Keys, class Out>
+template <std::uint32_t W, fuse_scheme S, std::uint32_t A, class Keys, class Out>
 std::size_t fuse_probe_many(const hasher& hash, std::uint64_t seed, const unsigned char* slots,
-                            const fuse_layout& l, const Keys& keys, Out& out) {
-  return batched_queries<fuse_batch_size>(hash, fuse_batch_probe<Slot, S>{seed, slots, l},
-                                          l.array_length * sizeof(Slot) >= batch_min_bytes, keys,
+                            const fuse_layout& l, fuse_codec<W> c, const Keys& keys, Out& out) {
+  return batched_queries<fuse_batch_size>(hash, fuse_batch_probe<W, S, A>{seed, slots, l, c},
+                                          fuse_payload_bytes(l, c.bits()) >= batch_min_bytes, keys,
                                           out);
 }
 

@@ -1,6 +1,6 @@
-// explain, static (binary fuse) filter: each key has an f-bit fingerprint and three slots, one in
-// each of three consecutive segments; the build made the XOR of a member's three slots equal its
-// fingerprint. It takes no inserts, so only queries are explained.
+// explain, static (binary fuse) filter: each key has an r-bit fingerprint and three or four slots,
+// one in each of that many consecutive segments; the build made the XOR of a member's slots equal
+// its fingerprint. It takes no inserts, so only queries are explained.
 #include <algorithm>
 #include <bloomery/bloomery.hpp>
 #include <cstdint>
@@ -18,19 +18,19 @@ namespace {
 void explain_query(const bloomery::static_filter& f, const std::string& key) {
   const bloomery::static_positions p = bloomery::positions(f, key);
   const auto fp = static_cast<unsigned>(p.fingerprint);
-  const int w = f.fingerprint_bits() == 8 ? 2 : 4;  // hex digits of a slot
+  const int w = static_cast<int>((f.fingerprint_bits() + 3) / 4);  // hex digits of a slot
   const auto hex = [&](unsigned v) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "0x%0*x", w, v);
     return std::string(buf);
   };
-  const auto seg = [&](std::size_t j) {
-    return static_cast<unsigned long long>(p.slots[j] / f.segment_length());
-  };
-  std::printf("\nquery %s: fingerprint %s, slots %llu, %llu, %llu (segments %llu, %llu, %llu)\n",
-              quoted(key).c_str(), hex(fp).c_str(), static_cast<unsigned long long>(p.slots[0]),
-              static_cast<unsigned long long>(p.slots[1]),
-              static_cast<unsigned long long>(p.slots[2]), seg(0), seg(1), seg(2));
+  std::string slots, segments;
+  for (const std::uint64_t i : p.slots) {
+    slots += (slots.empty() ? "" : ", ") + std::to_string(i);
+    segments += (segments.empty() ? "" : ", ") + std::to_string(i / f.segment_length());
+  }
+  std::printf("\nquery %s: fingerprint %s, slots %s (segments %s)\n", quoted(key).c_str(),
+              hex(fp).c_str(), slots.c_str(), segments.c_str());
   unsigned sum = 0;
   std::string terms;
   for (const std::uint64_t i : p.slots) {
@@ -39,7 +39,8 @@ void explain_query(const bloomery::static_filter& f, const std::string& key) {
     terms += (terms.empty() ? "" : " ^ ") + hex(v);
     std::printf("  slot %llu holds %s\n", static_cast<unsigned long long>(i), hex(v).c_str());
   }
-  std::printf("  XOR of the three slots: %s = %s\n", terms.c_str(), hex(sum).c_str());
+  std::printf("  XOR of the %s slots: %s = %s\n", f.arity() == 4 ? "four" : "three", terms.c_str(),
+              hex(sum).c_str());
   if (f.may_contain(key)) {
     possibly("the XOR equals the fingerprint " + hex(fp) +
              ". An absent key matches by chance with probability 2^-" +
@@ -60,12 +61,12 @@ int explain_filter(bloomery::static_filter f, const request& r) {
   }
   std::printf(
       "The static (binary fuse) filter %s: %llu keys, %u-bit fingerprints in %llu slots (%llu "
-      "segments of %u), built once from its keys: it takes no inserts.\n",
+      "segments of %u, %u per key), built once from its keys: it takes no inserts.\n",
       quoted(r.file).c_str(), static_cast<unsigned long long>(f.key_count()), f.fingerprint_bits(),
       static_cast<unsigned long long>(f.array_length()),
       static_cast<unsigned long long>(f.array_length() /
                                       std::max<std::uint32_t>(1, f.segment_length())),
-      f.segment_length());
+      f.segment_length(), f.arity());
   for (const std::string& key : r.queries) {
     if (f.array_length() == 0) {
       std::printf("\nquery %s\n", quoted(key).c_str());

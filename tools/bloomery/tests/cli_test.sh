@@ -431,7 +431,7 @@ explain_agrees scc2.f k1 k20 k40 zz-absent
 run 0 explain ex-static.f --query a1 a2 zz-absent
 cp out ex.out
 err_empty
-out_has "The static (binary fuse) filter 'ex-static.f': 2 keys, 8-bit fingerprints"
+out_has "The static (binary fuse) filter 'ex-static.f': 2 keys, 7-bit fingerprints in 12 slots (3 segments of 4, 3 per key)"
 grep -qE "^query 'a1': fingerprint 0x[0-9a-f]{2}, slots [0-9]+, [0-9]+, [0-9]+ \(segments [0-9]+, [0-9]+, [0-9]+\)$" out ||
   fail "static explain: no fingerprint/slots line"
 grep -qE "^  slot [0-9]+ holds 0x[0-9a-f]{2}$" out || fail "static explain: no slot value line"
@@ -440,6 +440,19 @@ grep -qE "^  XOR of the three slots: 0x[0-9a-f]{2} \^ 0x[0-9a-f]{2} \^ 0x[0-9a-f
 possibly a1
 definitely_not zz-absent
 explain_agrees ex-static.f a1 a2 zz-absent
+# four packed 10-bit slots per key (40 keys at 0.1%)
+run 0 build -q --kind static -p 0.001 -o ex-static4.f k40.txt
+run 0 explain ex-static4.f --query k1 k40 zz-absent
+cp out ex.out
+out_has "The static (binary fuse) filter 'ex-static4.f': 40 keys, 10-bit fingerprints in 76 slots (19 segments of 4, 4 per key)"
+grep -qE "^query 'k1': fingerprint 0x[0-9a-f]{3}, slots [0-9]+, [0-9]+, [0-9]+, [0-9]+ \(segments [0-9]+, [0-9]+, [0-9]+, [0-9]+\)$" out ||
+  fail "static explain: no four-slot fingerprint/slots line"
+grep -qE "^  XOR of the four slots: 0x[0-9a-f]{3} \^ 0x[0-9a-f]{3} \^ 0x[0-9a-f]{3} \^ 0x[0-9a-f]{3} = 0x[0-9a-f]{3}$" out ||
+  fail "static explain: no four-slot XOR line"
+explain_agrees ex-static4.f k1 k40 zz-absent
+run 0 info --json ex-static4.f
+out_has '"fingerprint_bits": 10'
+out_has '"arity": 4'
 run 2 explain ex-static.f a1 --query a1 # a static filter takes no inserts
 err_line "'ex-static.f': a static filter takes no inserts, so explain cannot insert 'a1'; give the keys to test with --query"
 run 2 explain -m 32 x
