@@ -62,6 +62,22 @@ inline constexpr std::uint64_t words_for_bits(std::uint64_t bits) noexcept {
 
 }  // namespace detail
 
+namespace detail {
+// Cache-line-aligned memory, freed with std::free; from 2 MiB on 2 MiB-aligned and advised for
+// huge pages (MADV_HUGEPAGE). Large arrays are probed at random, and huge pages remove most TLB
+// misses from lookups and most page faults from a construction that touches every page once.
+// Uninitialised.
+inline void* huge_page_alloc(std::size_t bytes, const char* what) {
+  constexpr std::size_t huge = std::size_t{2} << 20;
+  const std::size_t align = bytes >= huge ? huge : cache_line_bytes;
+  const std::size_t rounded = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+  if (p == nullptr) throw allocation_error(bytes, what);
+  if (align == huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure is harmless
+  return p;
+}
+}  // namespace detail
+
 // An owning, zero-initialized array of bits rounded up to whole cache lines.
 class bit_array {
  public:
@@ -117,14 +133,7 @@ class bit_array {
     if (words == 0) return nullptr;
     // words_for_bits() of at most 2^64 bits is at most 2^58 words, so this cannot overflow.
     const std::size_t bytes = words * sizeof(std::uint64_t);
-    // Large arrays are probed at random: 2 MiB alignment plus MADV_HUGEPAGE lets the kernel back
-    // them with huge pages, which removes most TLB misses from lookups.
-    constexpr std::size_t huge = std::size_t{2} << 20;
-    const std::size_t align = bytes >= huge ? huge : cache_line_bytes;
-    const std::size_t rounded = (bytes + align - 1) / align * align;
-    void* p = std::aligned_alloc(align, rounded);
-    if (p == nullptr) throw allocation_error(bytes, "a filter's storage");
-    if (align == huge) ::madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure is harmless
+    void* p = detail::huge_page_alloc(bytes, "a filter's storage");
     std::memset(p, 0, bytes);
     return static_cast<std::uint64_t*>(p);
   }

@@ -190,8 +190,7 @@ class static_filter : public detail::static_queries<static_filter>, public detai
   requires std::ranges::sized_range<Keys> && hashable_key<std::ranges::range_value_t<Keys>>
   static static_filter build(const Keys& keys, double fpr, hasher h = {}) {
     const std::uint32_t bits = detail::static_bits_for(fpr);
-    return build_hashed(hash_all(keys, h), bits, detail::fuse_arity::smallest, fpr,
-                        std::ranges::size(keys), std::move(h));
+    return build_keys(keys, bits, detail::fuse_arity::smallest, fpr, std::move(h));
   }
   // Builds with an explicit fingerprint width, three slots per key of whole bytes (the fastest
   // queries); the target FPR is then 2^-bits.
@@ -199,9 +198,8 @@ class static_filter : public detail::static_queries<static_filter>, public detai
   requires std::ranges::sized_range<Keys> && hashable_key<std::ranges::range_value_t<Keys>>
   static static_filter build(const Keys& keys, fingerprint_width width, hasher h = {}) {
     const std::uint32_t bits = detail::static_bits_of(width);
-    return build_hashed(hash_all(keys, h), bits, detail::fuse_arity::three,
-                        std::ldexp(1.0, -static_cast<int>(bits)), std::ranges::size(keys),
-                        std::move(h));
+    return build_keys(keys, bits, detail::fuse_arity::three,
+                      std::ldexp(1.0, -static_cast<int>(bits)), std::move(h));
   }
 
   // What build() would cost for `t.capacity` distinct keys at `t.fpr`, without building.
@@ -246,18 +244,13 @@ class static_filter : public detail::static_queries<static_filter>, public detai
     }
   }
 
+  // The construction hashes the keys itself, once per attempt, so no array of their 128-bit
+  // hashes (16 bytes a key) is ever written.
   template <class Keys>
-  static std::vector<hash128> hash_all(const Keys& keys, const hasher& h) {
-    check_key_count(std::ranges::size(keys));
-    std::vector<hash128> hashes;
-    hashes.reserve(std::ranges::size(keys));
-    for (const auto& k : keys) hashes.push_back(hash_key(h, k));
-    return hashes;
-  }
-
-  static static_filter build_hashed(const std::vector<hash128>& hashes, std::uint32_t bits,
-                                    detail::fuse_arity arity, double target_fpr,
-                                    std::uint64_t inserted, hasher h) {
+  static static_filter build_keys(const Keys& keys, std::uint32_t bits, detail::fuse_arity arity,
+                                  double target_fpr, hasher h) {
+    const std::uint64_t inserted = std::ranges::size(keys);
+    check_key_count(inserted);
     static_filter s;
     // Zeroed storage for an attempt's layout; a failed attempt leaves it untouched, so it is
     // reused while the layout stays the same.
@@ -266,10 +259,22 @@ class static_filter : public detail::static_queries<static_filter>, public detai
       if (s.slots_.size_in_bytes() != bytes) s.slots_ = bit_array(bytes * 8);
       return reinterpret_cast<unsigned char*>(s.slots_.data());
     };
+    const auto key = [first = std::ranges::begin(keys)](std::uint64_t i) -> decltype(auto) {
+      return first[static_cast<std::ranges::range_difference_t<Keys>>(i)];
+    };
+    // Folded means the intmix algorithm (fuse_scheme_of): hash with its function object, and the
+    // hasher's own test of its mode is saved.
     const detail::fuse_result r =
         detail::fuse_scheme_of(h.algorithm()) == detail::fuse_scheme::folded
-            ? detail::fuse_build<detail::fuse_scheme::folded>(hashes, bits, arity, allocate)
-            : detail::fuse_build<detail::fuse_scheme::mixed>(hashes, bits, arity, allocate);
+            ? detail::fuse_build<detail::fuse_scheme::folded>(
+                  inserted,
+                  [&, fn = hasher::intmix_fn{h.seed()}](std::uint64_t i) {
+                    return hash_key(fn, key(i));
+                  },
+                  bits, arity, allocate)
+            : detail::fuse_build<detail::fuse_scheme::mixed>(
+                  inserted, [&](std::uint64_t i) { return hash_key(h, key(i)); }, bits, arity,
+                  allocate);
     if (r.layout.array_length == 0) s.slots_ = bit_array();
     s.meta_ = {bits, r.layout, r.seed, r.distinct, target_fpr, inserted, std::move(h)};
     return s;

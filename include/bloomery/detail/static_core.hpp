@@ -15,10 +15,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bloomery/bit_array.hpp"
@@ -259,7 +261,7 @@ decltype(auto) with_fuse_types(const fuse_layout& l, std::uint32_t bits, fuse_sc
 // passes of 8 bits (docs/lookup-paths.md). Passes whose digit is the same for every value
 // are skipped; a long run (crafted keys) falls back to std::sort, so the sort stays O(n log n).
 // Small inputs use std::sort.
-inline void sort_hashes(std::vector<std::uint64_t>& v, std::vector<std::uint64_t>& tmp) {
+inline void sort_hashes(std::span<std::uint64_t> v, std::vector<std::uint64_t>& tmp) {
   const std::size_t n = v.size();
   if (n < 2048) {
     std::sort(v.begin(), v.end());
@@ -306,21 +308,80 @@ inline void sort_hashes(std::vector<std::uint64_t>& v, std::vector<std::uint64_t
   }
 }
 
+// Allocator of the construction's scratch arrays: huge_page_alloc's memory (the construction
+// touches every page once, and faulting in a 4 KiB page costs more than the work done on it), and
+// resize() leaves new elements uninitialised, since every array is written before it is read (or
+// assigned zeros explicitly).
+template <class T>
+struct fuse_allocator {
+  using value_type = T;
+  fuse_allocator() = default;
+  template <class U>
+  fuse_allocator(const fuse_allocator<U>&) noexcept {}  // NOLINT(google-explicit-constructor)
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(huge_page_alloc(n * sizeof(T), "a static filter's construction"));
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  }
+  friend bool operator==(const fuse_allocator&, const fuse_allocator&) = default;
+};
+template <class T>
+using fuse_vector = std::vector<T, fuse_allocator<T>>;
+
 // Working memory of the construction, reused across attempts.
 struct fuse_scratch {
-  std::vector<std::uint64_t> hashes, sort_tmp;  // per-attempt key hashes, sort buffer
-  std::vector<std::uint8_t> degree;             // per slot: (keys on it) << 2 | XOR of their index
-  std::vector<std::uint64_t> xor_hash;          // per slot: XOR of the hashes of its keys
-  std::vector<std::uint64_t> stack;             // slots holding exactly one key, to peel
-  std::vector<std::uint64_t> order;             // peeled key hashes, in peeling order
-  std::vector<std::uint8_t> order_index;        // which of its slots each peeled key owns
+  fuse_vector<std::uint64_t> hashes;      // per-attempt key hashes, grouped by first segment
+  std::vector<std::uint64_t> sort_tmp;    // sort buffer (only when an attempt fails)
+  fuse_vector<std::uint8_t> degree;       // per slot: (keys on it) << 2 | XOR of their index
+  fuse_vector<std::uint64_t> xor_hash;    // per slot: XOR of the hashes of its keys
+  std::vector<std::uint64_t> stack;       // slots holding exactly one key, to peel
+  fuse_vector<std::uint64_t> order;       // peeled key hashes, in peeling order
+  fuse_vector<std::uint8_t> order_index;  // which of its slots each peeled key owns
 };
 
-// One construction attempt over sorted, distinct hashes. Peeling: a slot that exactly one key
-// touches can be given to that key (its value can be chosen last, to make that key's XOR come
-// out right); remove the key, which may leave other slots with one key, and repeat. If every key
-// is removed, assign slots in reverse peeling order. Returns false (and leaves `slots` untouched)
-// when some keys cannot be peeled; the caller retries with another seed.
+// Hashes the n keys under `seed` into s.hashes, grouped by the top bits of x, i.e. by where their
+// first slot falls (a counting sort on at least as many groups as segments, at most 1024): the
+// count pass then walks the slot arrays nearly in order, at two passes over the keys instead of a
+// full sort's. s.order holds the hashes in key order meanwhile (the peel overwrites it).
+template <fuse_scheme S, class KeyHash>
+void fuse_hash_grouped(std::uint64_t n, KeyHash& key_hash, std::uint64_t seed, const fuse_layout& l,
+                       fuse_scratch& s) {
+  s.hashes.resize(n);
+  s.order.resize(n);
+  const unsigned bits = std::min(10u, static_cast<unsigned>(std::bit_width(l.segment_count - 1)));
+  if (bits == 0) {
+    for (std::uint64_t i = 0; i < n; ++i) s.hashes[i] = fuse_hash<S>(key_hash(i), seed);
+    return;
+  }
+  const unsigned shift = 64 - bits;
+  std::array<std::uint64_t, 1024> start{};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t x = fuse_hash<S>(key_hash(i), seed);
+    s.order[i] = x;
+    ++start[x >> shift];
+  }
+  std::uint64_t sum = 0;
+  for (auto& c : start) sum += std::exchange(c, sum);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t x = s.order[i];
+    s.hashes[start[x >> shift]++] = x;
+  }
+}
+
+// One construction attempt over the hashes, in any order (the per-slot counts and XORs do not
+// depend on it). Peeling: a slot that exactly one key touches can be given to that key (its value
+// can be chosen last, to make that key's XOR come out right); remove the key, which may leave
+// other slots with one key, and repeat. If every key is removed, assign slots in reverse peeling
+// order. Returns false (and leaves `slots` untouched) when some keys cannot be peeled, which is
+// certain when two hashes are equal (neither of the pair is ever alone on a slot); the caller then
+// looks for duplicates or retries with another seed.
 template <std::uint32_t W, fuse_scheme S, std::uint32_t A>
 bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l, fuse_codec<W> c,
                     unsigned char* slots, fuse_scratch& s) {
@@ -328,41 +389,58 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
   const std::uint64_t m = l.array_length;
   s.degree.assign(m, 0);
   s.xor_hash.assign(m, 0);
-  // Count. Sorted hashes make the first slots ascend, so this pass walks memory almost in order.
+  // Plain pointers: through the vectors every byte store would make the compiler reload them.
+  std::uint8_t* const degree = s.degree.data();
+  std::uint64_t* const xor_hash = s.xor_hash.data();
+  // Count. Hashes grouped by first slot make this pass walk memory almost in order.
   for (const std::uint64_t x : hashes) {
     const fuse_slots<A> p = fuse_positions<A>(x, l);
     for (std::uint8_t j = 0; j < A; ++j) {
-      const std::uint8_t d = static_cast<std::uint8_t>(s.degree[p.at[j]] + 4);
+      const std::uint8_t d = static_cast<std::uint8_t>(degree[p.at[j]] + 4);
       if (d < 4) return false;  // more than 63 keys on one slot: the 8-bit counter would wrap
-      s.degree[p.at[j]] = d ^ j;
-      s.xor_hash[p.at[j]] ^= x;
+      degree[p.at[j]] = d ^ j;
+      xor_hash[p.at[j]] ^= x;
+      // Two keys on a slot and a zero XOR: their hashes are equal and can never be peeled, so
+      // fail now rather than after the peel (the caller then removes the duplicates).
+      if (xor_hash[p.at[j]] == 0 && (d >> 2) == 2) [[unlikely]] {
+        return false;
+      }
     }
   }
   // Peel, scanning the slots in order and following each chain of newly single-key slots at once
   // (depth first, on a stack): a key's slots lie within consecutive segments, so the chain stays
   // in memory that the scan has just touched.
-  s.stack.clear();
+  s.stack.resize(std::max<std::size_t>(s.stack.size(), 1024));
   s.order.resize(n);
   s.order_index.resize(n);
+  std::uint64_t* stack = s.stack.data();
+  std::uint64_t* const order = s.order.data();
+  std::uint8_t* const order_index = s.order_index.data();
   std::uint64_t peeled = 0;
   for (std::uint64_t start = 0; start < m; ++start) {
-    if ((s.degree[start] >> 2) != 1) continue;
-    s.stack.push_back(start);
-    while (!s.stack.empty()) {
-      const std::uint64_t i = s.stack.back();
-      s.stack.pop_back();
-      if ((s.degree[i] >> 2) != 1) continue;  // emptied since it was pushed
-      const std::uint64_t x = s.xor_hash[i];
-      const std::uint8_t owned = s.degree[i] & 3;
-      s.order[peeled] = x;
-      s.order_index[peeled] = owned;
+    if ((degree[start] >> 2) != 1) continue;
+    std::uint64_t depth = 0;
+    stack[depth++] = start;
+    while (depth != 0) {
+      const std::uint64_t i = stack[--depth];
+      if ((degree[i] >> 2) != 1) continue;  // emptied since it was pushed
+      if (depth + A > s.stack.size()) {     // room for the writes below
+        s.stack.resize(2 * s.stack.size());
+        stack = s.stack.data();
+      }
+      const std::uint64_t x = xor_hash[i];
+      const std::uint8_t owned = degree[i] & 3;
+      order[peeled] = x;
+      order_index[peeled] = owned;
       ++peeled;
       const fuse_slots<A> p = fuse_positions<A>(x, l);
       for (std::uint8_t j = 0; j < A; ++j) {
         const std::uint64_t q = p.at[j];
-        s.degree[q] = static_cast<std::uint8_t>((s.degree[q] - 4) ^ j);
-        s.xor_hash[q] ^= x;
-        if ((s.degree[q] >> 2) == 1) s.stack.push_back(q);
+        degree[q] = static_cast<std::uint8_t>((degree[q] - 4) ^ j);
+        xor_hash[q] ^= x;
+        // Written always, kept only if q now holds one key: a branch here is a coin toss.
+        stack[depth] = q;
+        depth += (degree[q] >> 2) == 1 ? 1 : 0;
       }
     }
   }
@@ -371,9 +449,9 @@ bool fuse_try_build(std::span<const std::uint64_t> hashes, const fuse_layout& l,
   // ever owned by a key peeled after every other key on it, so those owners came earlier in this
   // loop), and its owned slot is written by it alone and never again.
   for (std::uint64_t k = n; k-- > 0;) {
-    const std::uint64_t x = s.order[k];
+    const std::uint64_t x = order[k];
     const fuse_slots<A> p = fuse_positions<A>(x, l);
-    const std::uint8_t owned = s.order_index[k];
+    const std::uint8_t owned = order_index[k];
     std::uint32_t v = fuse_fingerprint<W, S>(x, c);
     for (std::uint32_t j = 0; j < A; ++j) {
       if (j != owned) v ^= c.load(slots, p.at[j]);
@@ -394,37 +472,60 @@ struct fuse_result {
 // explicit width, as they always were), or the smaller of three and four (fuse_smallest_layout).
 enum class fuse_arity : std::uint8_t { three, smallest };
 
-// Builds the fingerprint array of r = `bits` bits for the keys' 128-bit hashes, trying seeds
-// fuse_attempt_seed(0), (1), ... until one peels. `allocate(layout)` returns zeroed storage of
-// fuse_payload_bytes(layout, bits). Throws std::runtime_error when `max_attempts` attempts all
-// fail.
-template <fuse_scheme S, class Allocate>
-fuse_result fuse_build(std::span<const hash128> keys, std::uint32_t bits, fuse_arity arity,
+inline fuse_layout fuse_layout_of(std::uint64_t n, fuse_arity arity) {
+  return arity == fuse_arity::three ? fuse_layout_for(n, 3) : fuse_smallest_layout(n);
+}
+
+// One attempt over s.hashes (distinct or not) with layout l, in l's slot storage and arity.
+template <fuse_scheme S>
+bool fuse_try_layout(std::span<const std::uint64_t> hashes, const fuse_layout& l,
+                     std::uint32_t bits, unsigned char* slots, fuse_scratch& s) {
+  return with_fuse_types(l, bits, S, [&]<std::uint32_t W, fuse_scheme, std::uint32_t A>() {
+    return fuse_try_build<W, S, A>(hashes, l, fuse_codec<W>{bits}, slots, s);
+  });
+}
+
+// Builds the fingerprint array of r = `bits` bits for n keys, key_hash(i) being the 128-bit hash
+// of key i, trying seeds fuse_attempt_seed(0), (1), ... until one peels. `allocate(layout)`
+// returns zeroed storage of fuse_payload_bytes(layout, bits). Duplicates are not looked for
+// first: an attempt that peels all n hashes has proved them distinct. When one fails, the hashes
+// are sorted and equal ones removed; if any were, the same seed is tried again on the distinct
+// hashes with their layout (and later attempts dedup first), so the result is exactly that of a
+// build over the distinct hashes. Throws std::runtime_error when `max_attempts` attempts all fail.
+template <fuse_scheme S, class KeyHash, class Allocate>
+fuse_result fuse_build(std::uint64_t n, KeyHash&& key_hash, std::uint32_t bits, fuse_arity arity,
                        Allocate&& allocate, std::uint32_t max_attempts = fuse_max_attempts) {
   fuse_scratch s;
-  s.hashes.resize(keys.size());
+  bool duplicates = false;  // an earlier attempt found equal hashes: sort and dedup every attempt
   for (std::uint32_t attempt = 0; attempt < max_attempts; ++attempt) {
     const std::uint64_t seed = fuse_attempt_seed(attempt);
-    s.hashes.resize(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) s.hashes[i] = fuse_hash<S>(keys[i], seed);
+    fuse_layout l = fuse_layout_of(n, arity);
+    if (l.array_length == 0) return {l, 0, 0};
+    fuse_hash_grouped<S>(n, key_hash, seed, l, s);
+    if (!duplicates && fuse_try_layout<S>(s.hashes, l, bits, allocate(l), s)) return {l, seed, n};
+    // Failed: equal hashes (duplicate keys) or a bad seed. The distinct hashes decide the layout.
     sort_hashes(s.hashes, s.sort_tmp);
     s.hashes.erase(std::unique(s.hashes.begin(), s.hashes.end()), s.hashes.end());
-    const std::uint64_t n = s.hashes.size();
-    const fuse_layout l =
-        arity == fuse_arity::three ? fuse_layout_for(n, 3) : fuse_smallest_layout(n);
-    if (l.array_length == 0) return {l, 0, 0};
-    unsigned char* slots = allocate(l);
-    const bool built =
-        with_fuse_types(l, bits, S, [&]<std::uint32_t W, fuse_scheme, std::uint32_t A>() {
-          return fuse_try_build<W, S, A>(s.hashes, l, fuse_codec<W>{bits}, slots, s);
-        });
-    if (built) return {l, seed, n};
+    if (s.hashes.size() == n && !duplicates) continue;  // the same keys just failed
+    duplicates = true;
+    l = fuse_layout_of(s.hashes.size(), arity);
+    if (fuse_try_layout<S>(s.hashes, l, bits, allocate(l), s)) {
+      return {l, seed, s.hashes.size()};
+    }
   }
   throw std::runtime_error("bloomery: static_filter construction failed in all " +
                            std::to_string(max_attempts) + " attempts (seeds) for " +
-                           std::to_string(keys.size()) +
+                           std::to_string(n) +
                            " keys; each attempt succeeds with high probability, so this should "
                            "not happen: please report it");
+}
+
+// The same over the keys' 128-bit hashes.
+template <fuse_scheme S, class Allocate>
+fuse_result fuse_build(std::span<const hash128> keys, std::uint32_t bits, fuse_arity arity,
+                       Allocate&& allocate, std::uint32_t max_attempts = fuse_max_attempts) {
+  return fuse_build<S>(
+      keys.size(), [&](std::uint64_t i) { return keys[i]; }, bits, arity, allocate, max_attempts);
 }
 
 // Keys per batch in may_contain_many: each key's slots are prefetched, so a batch keeps up to
