@@ -95,9 +95,14 @@ class static_queries {
                              const hash128 h = S == fuse_scheme::folded
                                                    ? hash_key(hasher::intmix_fn{m.hash.seed()}, key)
                                                    : hash_key(m.hash, key);
-                             return fuse_probe<W, S, A>(slots(), m.layout,
-                                                        fuse_codec<W>{m.fingerprint_bits},
-                                                        fuse_hash<S>(h, m.seed));
+                             if constexpr (W == 0) {
+                               return fuse_probe_packed<S, A>(slots(), m.layout, m.fingerprint_bits,
+                                                              fuse_hash<S>(h, m.seed));
+                             } else {
+                               return fuse_probe<W, S, A>(slots(), m.layout,
+                                                          fuse_codec<W>{m.fingerprint_bits},
+                                                          fuse_hash<S>(h, m.seed));
+                             }
                            });
   }
 
