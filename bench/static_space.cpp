@@ -69,8 +69,8 @@ int main(int argc, char** argv) try {
     }
   }
   std::printf(
-      "| n | requested p | r | slots/key | bits/key | measured FPR | false positives | "
-      "log2(1/measured) | ratio | build s |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "| n | requested p | r | slots/key (arity) | bits/key | measured FPR | false positives | "
+      "log2(1/measured) | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const double dn : sizes) {
     const auto n = static_cast<u64>(dn);
     std::vector<u64> keys(n);

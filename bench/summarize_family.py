@@ -16,7 +16,7 @@ import sys
 from paired import load_rounds, paired
 from phase import latency_note, latency_ns
 
-FILTERS = ["bloom", "blocked", "blocked-portable", "blocked-shared", "counting", "cuckoo", "scalable", "static8",
+FILTERS = ["bloom", "blocked", "blocked-portable", "blocked-shared", "counting", "cuckoo", "scalable", "static", "static8",
            "static16", "leveldb", "bloom-10b", "blocked-10b"]
 NOTES = {
     "bloom": "classic, target 1%",
@@ -26,6 +26,7 @@ NOTES = {
     "counting": "4-bit counters, target 1%",
     "cuckoo": "target 1%",
     "scalable": "target 1%, one sub-filter at n",
+    "static": "binary fuse from 1%: 7-bit, four slots: delivers 2^-7 = 0.78%",
     "static8": "binary fuse, 8-bit: delivers 2^-8 = 0.39%",
     "static16": "binary fuse, 16-bit: 2^-16",
     "leveldb": "`NewBloomFilterPolicy(10)`",

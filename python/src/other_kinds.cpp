@@ -23,9 +23,9 @@ constexpr const char* build_doc =
 
 ``keys``: an iterable of keys, all bytes-like (str, bytes, bytearray, memoryview) or all int (a
 mix of the two raises TypeError), or a 1-D buffer of integers such as a NumPy array, read in
-place. Duplicates are fine. ``fpr`` must lie in [2**-16, 1): the filter delivers 2**-8 (8-bit
-fingerprints, about 9 bits per key) when ``fpr`` >= 2**-8, else 2**-16. The build runs with the
-GIL released. ``seed`` and ``keyed``: as for BloomFilter.)";
+place. Duplicates are fine. ``fpr`` must lie in [2**-32, 1): the filter delivers 2**-r for the
+fewest r with 2**-r <= ``fpr`` (r-bit fingerprints: 7 at 1%, about 7.5 bits per key). The build
+runs with the GIL released. ``seed`` and ``keyed``: as for BloomFilter.)";
 
 }  // namespace
 
