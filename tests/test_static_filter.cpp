@@ -769,8 +769,8 @@ RC_GTEST_PROP(StaticFilterProperties, NoFalseNegativesForStringKeys, ()) {
 
 // ---------------------------------------------------------------------------------------------
 // Every width and both layouts: no false negative, and the measured rate within a Poisson bound
-// of n_probes * 2^-r. CI runs the subset below (n up to 10^5, ten widths); the full matrix
-// (every width 1..32, n up to 10^6) is the long run `BLOOMERY_STATIC_MATRIX=full
+// of n_probes * 2^-r. CI runs the subset below (n up to 10^4 at ten widths, 10^5 at three); the
+// full matrix (every width 1..32, n up to 10^6) is the long run `BLOOMERY_STATIC_MATRIX=full
 // build/tests/test_static_filter --gtest_filter='StaticFilterMatrix*'` (docs/static-filter.md).
 // ---------------------------------------------------------------------------------------------
 
@@ -802,7 +802,7 @@ TEST(StaticFilterMatrix, EveryWidthAndLayoutFindsItsKeysAtItsRate) {
     widths.clear();
     for (std::uint32_t r = 1; r <= 32; ++r) widths.push_back(r);
   }
-  const std::uint64_t probes = full ? 1'000'000 : 200'000;
+  const std::uint64_t probes = full ? 1'000'000 : 100'000;
   const auto absent = absent_keys(probes);
   std::vector<unsigned char> out(probes);
   for (const std::uint64_t n : sizes) {
@@ -810,6 +810,8 @@ TEST(StaticFilterMatrix, EveryWidthAndLayoutFindsItsKeysAtItsRate) {
     auto with_dups = keys;
     with_dups.insert(with_dups.end(), keys.begin(), keys.begin() + static_cast<long>(n / 3));
     for (const std::uint32_t r : widths) {
+      // The largest set at three widths only: it costs the most, under the sanitizers above all.
+      if (!full && n >= 100'000 && r != 7 && r != 8 && r != 13) continue;
       const std::string what = "n=" + std::to_string(n) + " r=" + std::to_string(r);
       // From a rate: the smaller layout (four slots nearly always).
       const auto f = static_filter::build(with_dups, std::ldexp(1.0, -static_cast<int>(r)));
