@@ -7,9 +7,11 @@
 // usage: bloomery-static-space [--sizes N,N,...] [--rates P,P,...] [--probes Q]
 //   defaults: n = 10^3, 10^5, 10^6; p = 5%, 1%, 0.1%, 0.01%; 10^7 absent probes per row
 //   (--sizes 1e8 needs about 8 GB while building)
-// Keys: SplitMix64 of a counter, present [0, n), probes [2^41, 2^41 + Q), absent by construction.
+// Keys: bench_common.hpp's splitmix64 stream, present [0, n), probes from kFprBase = 2^41 (absent
+// by construction), as in the other benchmarks.
 #include <bloomery/static_filter.hpp>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -20,16 +22,11 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_common.hpp"
+
 namespace {
 
 using u64 = std::uint64_t;
-
-u64 splitmix64(u64 i) {
-  u64 z = i + 0x9e3779b97f4a7c15ULL * (i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 std::vector<double> parse_list(const char* text) {
   std::vector<double> out;
@@ -73,20 +70,19 @@ int main(int argc, char** argv) try {
       "log2(1/measured) | ratio |\n|---|---|---|---|---|---|---|---|---|\n");
   for (const double dn : sizes) {
     const auto n = static_cast<u64>(dn);
-    std::vector<u64> keys(n);
-    for (u64 i = 0; i < n; ++i) keys[i] = splitmix64(i);
+    const std::vector<u64> keys = bloomery::bench::keys_at(0, static_cast<std::size_t>(n));
     for (const double p : rates) {
       const auto f = bloomery::static_filter::build(keys, p);
       for (const u64 k : keys) {
         if (!f.may_contain(k)) throw std::runtime_error("false negative");  // never
       }
       u64 positives = 0;
-      std::vector<u64> chunk(1 << 16);
-      std::vector<unsigned char> out(chunk.size());
-      for (u64 done = 0; done < probes; done += chunk.size()) {
-        const u64 c = std::min<u64>(chunk.size(), probes - done);
-        for (u64 j = 0; j < c; ++j) chunk[j] = splitmix64((u64{1} << 41) + done + j);
-        positives += f.may_contain_many(std::span<const u64>(chunk.data(), c), out);
+      constexpr u64 chunk = u64{1} << 16;
+      std::vector<unsigned char> out(chunk);
+      for (u64 done = 0; done < probes; done += chunk) {
+        const auto c = static_cast<std::size_t>(std::min(chunk, probes - done));
+        positives +=
+            f.may_contain_many(bloomery::bench::keys_at(bloomery::bench::kFprBase + done, c), out);
       }
       const double fpr = static_cast<double>(positives) / static_cast<double>(probes);
       const double bpk = 8.0 * static_cast<double>(f.size_in_bytes()) / dn;

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <vector>
 
+#include "test_support.hpp"
+
 using namespace bloomery;
 using support::absent_keys;
 using support::present_keys;
@@ -368,9 +370,8 @@ TEST(FileLayer, SaveNeverWidensTheReplacedFilesPermissions) {
 std::vector<std::byte> static_8bit_at_one_percent(const std::vector<std::uint64_t>& keys,
                                                   const hasher& h) {
   auto bytes = serialize(static_filter::build(keys, fingerprint_width::bits8, h));
-  EXPECT_EQ(detail::get<double>(bytes.data() + 168), 1.0 / 256);  // the block's target rate
-  detail::put(bytes.data() + 168, 0.01);
-  detail::reseal(bytes);
+  EXPECT_EQ(test::field_at<double>(bytes, 168), 1.0 / 256);  // the block's target rate
+  test::rewrite_field(bytes, 168, 0.01);
   return bytes;
 }
 

@@ -228,6 +228,18 @@ inline void reseal(std::vector<std::byte>& bytes) {
   detail::reseal(bytes);
 }
 
+// The little-endian field of type T at `offset` of a file image, and the image with that field
+// rewritten and the checksum recomputed.
+template <class T>
+T field_at(const std::vector<std::byte>& bytes, std::size_t offset) {
+  return detail::get<T>(bytes.data() + offset);
+}
+template <class T>
+void rewrite_field(std::vector<std::byte>& bytes, std::size_t offset, T value) {
+  detail::put(bytes.data() + offset, value);
+  reseal(bytes);
+}
+
 // Saves f to `path` and loads it back: the loaded copy is the same filter and the file holds
 // exactly serialize(f). Returns the loaded copy.
 template <class F>
