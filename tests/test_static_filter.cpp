@@ -14,13 +14,29 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp"
+
+// A key whose hash builds a static filter of its own: a build started inside another build on the
+// same thread (the construction's kept scratch must not be shared between the two).
+struct nesting_key {
+  std::uint64_t id;
+};
+template <>
+struct bloomery::key_hash<nesting_key> {
+  std::uint64_t operator()(const nesting_key& k) const {
+    const std::vector<std::uint64_t> inner = {k.id, k.id + 1, k.id + 2};
+    const auto f = bloomery::static_filter::build(inner, 0.01);
+    return f.may_contain(k.id) ? k.id : ~std::uint64_t{0};  // always k.id: no false negatives
+  }
+};
 
 using namespace bloomery;
 using namespace bloomery::support;
@@ -417,11 +433,19 @@ TEST(StaticFilter, MayContainManyAgreesWithMayContain) {
   const auto small_keys = present_keys(5000);
   const auto small8 = static_filter::build(small_keys, fingerprint_width::bits8);
   const auto small16 = static_filter::build(small_keys, 0.0001);
+  // may_contain inlines only 8-bit three-slot filters of the default hash; the others, the older
+  // hash algorithm's among them, take its out-of-line path.
+  const auto small16x3 = static_filter::build(small_keys, fingerprint_width::bits16);
+  const auto small8_xxh = static_filter::build(small_keys, fingerprint_width::bits8,
+                                               hasher(5, hash_algorithm::xxh3_128_seeded));
+  const auto small8_keyed =
+      static_filter::build(small_keys, fingerprint_width::bits8, hasher(random_key()));
   std::vector<std::uint64_t> probe = absent_keys(30'000);
   probe.insert(probe.end(), million_keys().begin(), million_keys().begin() + 20'000);
   probe.insert(probe.end(), small_keys.begin(), small_keys.end());
   probe.push_back(42);  // an odd count: the last batch is partial
-  for (const static_filter* f : {&million7(), &big14, &million16(), &small8, &small16}) {
+  for (const static_filter* f : {&million7(), &big14, &million16(), &small8, &small16, &small16x3,
+                                 &small8_xxh, &small8_keyed}) {
     std::vector<bool> out(probe.size());
     const std::size_t positives = f->may_contain_many(probe, out);
     std::size_t expected = 0;
@@ -484,6 +508,41 @@ TEST(StaticFilter, FailedAttemptsAreRetriedWithAnotherSeed) {
   }
   EXPECT_NO_THROW((detail::fuse_build<detail::fuse_scheme::folded>(hashes, 7, smallest, allocate,
                                                                    attempt_of(retried) + 1)));
+}
+
+// A build whose key hashing builds filters itself gets scratch of its own: the same filter as over
+// the plain integers.
+TEST(StaticFilter, ABuildInsideABuildIsIndependent) {
+  std::vector<nesting_key> keys;
+  const auto ids = present_keys(3000, 8);
+  for (const auto id : ids) keys.push_back({id});
+  const auto nested = static_filter::build(keys, 0.01);
+  const auto plain = static_filter::build(ids, 0.01);
+  EXPECT_EQ(nested, plain);
+  for (const auto& k : keys) ASSERT_TRUE(nested.may_contain(k));
+}
+
+// A thread keeps its construction scratch for its next build: what one build leaves there never
+// changes another's result. Each build here equals the same build on a fresh thread.
+TEST(StaticFilter, BuildsOnOneThreadEqualBuildsOnFreshThreads) {
+  std::vector<std::uint64_t> with_duplicates = present_keys(40'000, 9);
+  with_duplicates.insert(with_duplicates.end(), with_duplicates.begin(),
+                         with_duplicates.begin() + 5000);
+  const std::vector<std::function<static_filter()>> builds = {
+      [] { return static_filter::build(present_keys(300'000, 1), 0.01); },
+      [] { return static_filter::build(present_keys(1000, 2), fingerprint_width::bits8); },
+      [&] { return static_filter::build(with_duplicates, 0.001); },
+      [] { return static_filter::build(string_keys(500), fingerprint_width::bits16); },
+      [] { return static_filter::build(present_keys(1'200'000, 3), fingerprint_width::bits8); },
+      [] { return static_filter::build(present_keys(7, 4), 0.3); },
+  };
+  for (std::size_t i = 0; i < builds.size(); ++i) {
+    const static_filter here = builds[i]();
+    static_filter fresh;
+    std::thread([&] { fresh = builds[i](); }).join();
+    EXPECT_EQ(here, fresh) << "build " << i;
+    EXPECT_GT(here.key_count(), 0u);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -583,6 +642,10 @@ TEST(StaticFilterFormat, SaveLoadSerializeAndMapRoundTrip) {
       EXPECT_EQ(mapped->estimated_fpr(), f.estimated_fpr());
       EXPECT_EQ(mapped->hash(), h);
       for (auto k : keys) ASSERT_TRUE(loaded.may_contain(k) && mapped->may_contain(k));
+      for (auto k : absent_keys(20'000)) {
+        ASSERT_EQ(loaded.may_contain(k), f.may_contain(k));
+        ASSERT_EQ(mapped->may_contain(k), f.may_contain(k));
+      }
       // Zero copy: the view reads the mapped payload in place, 64-byte aligned.
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(mapped->fingerprint_bytes().data()) % 64, 0u);
       EXPECT_TRUE(std::ranges::equal(mapped->fingerprint_bytes(), f.fingerprint_bytes()));

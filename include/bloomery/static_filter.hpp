@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -56,7 +57,15 @@ struct static_meta {
   double target_fpr = 1.0 / 256.0;
   std::uint64_t inserted = 0;  // keys handed to build, duplicates included
   hasher hash;
+  // Three 8-bit slots under the default (intmix) hash, binary fuse 8's layout: decided once (at
+  // build and load), so may_contain tests this flag instead of four fields.
+  bool inline_bytes8 = false;
 };
+
+inline void set_query_path(static_meta& m) noexcept {
+  m.inline_bytes8 = m.layout.array_length != 0 && m.layout.arity == 3 && m.fingerprint_bits == 8 &&
+                    fuse_scheme_of(m.hash.algorithm()) == fuse_scheme::folded;
+}
 
 // Fingerprint width for a target FPR: the fewest bits r with 2^-r <= fpr; below 2^-32 is invalid.
 inline std::uint32_t static_bits_for(double fpr) {
@@ -87,23 +96,15 @@ class static_queries {
   template <hashable_key K>
   bool may_contain(const K& key) const noexcept {
     const static_meta& m = meta();
-    if (m.layout.array_length == 0) return false;  // the empty set
-    return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
-                           [&]<std::uint32_t W, fuse_scheme S, std::uint32_t A>() {
-                             // Folded means the intmix algorithm (fuse_scheme_of): hash with its
-                             // function object, and the hasher's own test of its mode is saved.
-                             const hash128 h = S == fuse_scheme::folded
-                                                   ? hash_key(hasher::intmix_fn{m.hash.seed()}, key)
-                                                   : hash_key(m.hash, key);
-                             if constexpr (W == 0) {
-                               return fuse_probe_packed<S, A>(slots(), m.layout, m.fingerprint_bits,
-                                                              fuse_hash<S>(h, m.seed));
-                             } else {
-                               return fuse_probe<W, S, A>(slots(), m.layout,
-                                                          fuse_codec<W>{m.fingerprint_bits},
-                                                          fuse_hash<S>(h, m.seed));
-                             }
-                           });
+    // Inline only for binary fuse 8's layout: one flag tested, and a caller's loop compiled
+    // around it keeps every other load out of the loop. Any more inline paths and the compiler
+    // keeps them all in the loop, 20-40% slower on filters beyond the cache (docs/lookup-paths.md).
+    if (m.inline_bytes8) [[likely]] {
+      return fuse_probe<8, fuse_scheme::folded, 3>(
+          slots(), m.layout, fuse_codec<8>{},
+          fuse_hash<fuse_scheme::folded>(hash_key(hasher::intmix_fn{m.hash.seed()}, key), m.seed));
+    }
+    return may_contain_out_of_line<K>(key);
   }
 
   // Answers for many keys at once: hashes a batch, prefetches each key's three slots, then
@@ -175,6 +176,28 @@ class static_queries {
  private:
   const static_meta& meta() const noexcept { return as_derived<Derived>(*this).meta_; }
   const unsigned char* slots() const noexcept { return as_derived<Derived>(*this).storage(); }
+
+  // Integers by value: a reference would make the caller store each key to memory.
+  template <class K>
+  using key_arg = std::conditional_t<std::is_arithmetic_v<K>, K, const K&>;
+
+  // Every filter but may_contain's inline one, empty included: one call, then the probe inline.
+  template <hashable_key K>
+  [[gnu::noinline]] bool may_contain_out_of_line(key_arg<K> key) const noexcept {
+    const static_meta& m = meta();
+    if (m.layout.array_length == 0) return false;  // the empty set
+    return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
+                           [&]<std::uint32_t W, fuse_scheme S, std::uint32_t A>() {
+                             // Folded means the intmix algorithm (fuse_scheme_of): hash with its
+                             // function object, and the hasher's own test of its mode is saved.
+                             const hash128 h = S == fuse_scheme::folded
+                                                   ? hash_key(hasher::intmix_fn{m.hash.seed()}, key)
+                                                   : hash_key(m.hash, key);
+                             return fuse_probe<W, S, A>(slots(), m.layout,
+                                                        fuse_codec<W>{m.fingerprint_bits},
+                                                        fuse_hash<S>(h, m.seed));
+                           });
+  }
 };
 
 using static_file = filter_file<static_filter, filter_kind::static_filter, static_queries,
@@ -190,7 +213,8 @@ class static_filter : public detail::static_queries<static_filter>, public detai
   // at false-positive rate `fpr`: r-bit fingerprints for the fewest r with 2^-r <= fpr (the filter
   // then delivers 2^-r), in the smaller of the three- and four-slot layouts. fpr must lie in
   // [2^-32, 1). Throws std::runtime_error only if 100 construction attempts fail in a row
-  // (practically never).
+  // (practically never). The calling thread keeps the construction's scratch memory, up to
+  // 32 MiB, for its next build (docs/static-filter.md, "Build cost").
   template <std::ranges::random_access_range Keys>
   requires std::ranges::sized_range<Keys> && hashable_key<std::ranges::range_value_t<Keys>>
   static static_filter build(const Keys& keys, double fpr, hasher h = {}) {
@@ -282,6 +306,7 @@ class static_filter : public detail::static_queries<static_filter>, public detai
                   allocate);
     if (r.layout.array_length == 0) s.slots_ = bit_array();
     s.meta_ = {bits, r.layout, r.seed, r.distinct, target_fpr, inserted, std::move(h)};
+    detail::set_query_path(s.meta_);
     return s;
   }
 
@@ -395,6 +420,7 @@ class static_filter : public detail::static_queries<static_filter>, public detai
     for (std::uint64_t i = used; i < expected; ++i) {
       if (f.payload[i] != std::byte{0}) fail("padding bytes after the fingerprints are not zero");
     }
+    detail::set_query_path(m);
     return m;
   }
 

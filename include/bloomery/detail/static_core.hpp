@@ -234,19 +234,8 @@ inline bool fuse_probe(const unsigned char* slots, const fuse_layout& l, fuse_co
   return v == 0;
 }
 
-// fuse_probe for packed slots, kept out of line: inlined beside the whole-byte paths, its shifts
-// and masks made a caller's loop over may_contain of an 8-bit filter 17% slower (measured side by
-// side at 10^5 keys, docs/lookup-paths.md).
-template <fuse_scheme S, std::uint32_t A>
-[[gnu::noinline]] bool fuse_probe_packed(const unsigned char* slots, const fuse_layout& l,
-                                         std::uint32_t bits, std::uint64_t x) noexcept {
-  return fuse_probe<0, S, A>(slots, l, fuse_codec<0>{bits}, x);
-}
-
 // Calls fn.template operator()<W, S, A>() for a filter's slot storage, scheme and arity: the
-// per-key loops are compiled once per combination, with no test inside them. Three slots of 8
-// bits are tested first, as before any width existed: one test more than that would cost the
-// one-at-a-time query a few percent.
+// per-key loops are compiled once per combination, with no test inside them.
 template <class Fn>
 decltype(auto) with_fuse_types(const fuse_layout& l, std::uint32_t bits, fuse_scheme s, Fn&& fn) {
   const bool folded = s == fuse_scheme::folded;
@@ -355,6 +344,48 @@ struct fuse_scratch {
   std::vector<std::uint64_t> stack;       // slots holding exactly one key, to peel
   fuse_vector<std::uint64_t> order;       // peeled key hashes, in peeling order
   fuse_vector<std::uint8_t> order_index;  // which of its slots each peeled key owns
+
+  std::uint64_t capacity_bytes() const noexcept {
+    return hashes.capacity() * 8 + sort_tmp.capacity() * 8 + degree.capacity() +
+           xor_hash.capacity() * 8 + stack.capacity() * 8 + order.capacity() * 8 +
+           order_index.capacity();
+  }
+};
+
+// The most scratch memory a thread keeps between builds: about 28 bytes a key, so the scratch of
+// builds up to about a million keys. Faulting in fresh pages costs more than the construction's
+// own work on them (docs/static-filter.md, "Construction"), and a program that builds filters
+// builds many (an LSM store: one per table). Larger scratch is freed when its build ends.
+inline constexpr std::uint64_t fuse_kept_scratch_bytes = std::uint64_t{32} << 20;
+
+// The calling thread's scratch for one build, kept for its next build when within
+// fuse_kept_scratch_bytes. A build started while another runs on the thread (a key hash that
+// builds a filter) gets a scratch of its own.
+class fuse_scratch_lease {
+ public:
+  fuse_scratch_lease() : kept_(!slot().in_use) {
+    if (kept_) slot().in_use = true;
+  }
+  ~fuse_scratch_lease() {
+    if (!kept_) return;
+    if (slot().scratch.capacity_bytes() > fuse_kept_scratch_bytes) slot().scratch = {};
+    slot().in_use = false;
+  }
+  fuse_scratch_lease(const fuse_scratch_lease&) = delete;
+  fuse_scratch_lease& operator=(const fuse_scratch_lease&) = delete;
+  fuse_scratch& get() noexcept { return kept_ ? slot().scratch : own_; }
+
+ private:
+  struct thread_slot {
+    fuse_scratch scratch;
+    bool in_use = false;
+  };
+  static thread_slot& slot() noexcept {
+    thread_local thread_slot s;
+    return s;
+  }
+  bool kept_;
+  fuse_scratch own_;
 };
 
 // Hashes the n keys under `seed` into s.hashes, grouped by the top bits of x, i.e. by where their
@@ -506,7 +537,8 @@ bool fuse_try_layout(std::span<const std::uint64_t> hashes, const fuse_layout& l
 template <fuse_scheme S, class KeyHash, class Allocate>
 fuse_result fuse_build(std::uint64_t n, KeyHash&& key_hash, std::uint32_t bits, fuse_arity arity,
                        Allocate&& allocate, std::uint32_t max_attempts = fuse_max_attempts) {
-  fuse_scratch s;
+  fuse_scratch_lease lease;
+  fuse_scratch& s = lease.get();
   bool duplicates = false;  // an earlier attempt found equal hashes: sort and dedup every attempt
   for (std::uint32_t attempt = 0; attempt < max_attempts; ++attempt) {
     const std::uint64_t seed = fuse_attempt_seed(attempt);
