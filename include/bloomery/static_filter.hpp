@@ -96,13 +96,17 @@ class static_queries {
   template <hashable_key K>
   bool may_contain(const K& key) const noexcept {
     const static_meta& m = meta();
-    // Inline only for binary fuse 8's layout: one flag tested, and a caller's loop compiled
-    // around it keeps every other load out of the loop. Any more inline paths and the compiler
-    // keeps them all in the loop, 20-40% slower on filters beyond the cache (docs/lookup-paths.md).
+    // Inline only for binary fuse 8's layout, behind one flag; every other layout is one pure
+    // call. The fields are read before the test, on every path, so that with the call pure a
+    // caller's loop reads them once, before the loop: reloaded per key, or with more layouts
+    // inline, the query was 20-40% slower beyond the cache (docs/static-filter.md, "Query").
+    const fuse_layout l = m.layout;
+    const std::uint64_t seed = m.seed, key_seed = m.hash.seed();
+    const unsigned char* const s = slots();
     if (m.inline_bytes8) [[likely]] {
       return fuse_probe<8, fuse_scheme::folded, 3>(
-          slots(), m.layout, fuse_codec<8>{},
-          fuse_hash<fuse_scheme::folded>(hash_key(hasher::intmix_fn{m.hash.seed()}, key), m.seed));
+          s, l, fuse_codec<8>{},
+          fuse_hash<fuse_scheme::folded>(hash_key(hasher::intmix_fn{key_seed}, key), seed));
     }
     return may_contain_out_of_line<K>(key);
   }
@@ -182,8 +186,9 @@ class static_queries {
   using key_arg = std::conditional_t<std::is_arithmetic_v<K>, K, const K&>;
 
   // Every filter but may_contain's inline one, empty included: one call, then the probe inline.
+  // Pure (it only reads), so a caller's loop need not reload the filter's fields around it.
   template <hashable_key K>
-  [[gnu::noinline]] bool may_contain_out_of_line(key_arg<K> key) const noexcept {
+  [[gnu::noinline, gnu::pure]] bool may_contain_out_of_line(key_arg<K> key) const noexcept {
     const static_meta& m = meta();
     if (m.layout.array_length == 0) return false;  // the empty set
     return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),

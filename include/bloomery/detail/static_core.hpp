@@ -354,7 +354,7 @@ struct fuse_scratch {
 
 // The most scratch memory a thread keeps between builds: about 28 bytes a key, so the scratch of
 // builds up to about a million keys. Faulting in fresh pages costs more than the construction's
-// own work on them (docs/static-filter.md, "Construction"), and a program that builds filters
+// own work on them (docs/static-filter.md, "Build cost"), and a program that builds filters
 // builds many (an LSM store: one per table). Larger scratch is freed when its build ends.
 inline constexpr std::uint64_t fuse_kept_scratch_bytes = std::uint64_t{32} << 20;
 
