@@ -97,9 +97,9 @@ class static_queries {
   bool may_contain(const K& key) const noexcept {
     const static_meta& m = meta();
     // Inline only for binary fuse 8's layout, behind one flag; every other layout is one pure
-    // call. The fields are read before the test, on every path, so that with the call pure a
-    // caller's loop reads them once, before the loop: reloaded per key, or with more layouts
-    // inline, the query was 20-40% slower beyond the cache (docs/static-filter.md, "Query").
+    // call (a second inline layout slows the first). The fields are read before the test, on
+    // every path, so that with the call pure a caller's loop reads them once, before the loop:
+    // reloaded per key, the query was 20-40% slower beyond the cache (docs/static-filter.md).
     const fuse_layout l = m.layout;
     const std::uint64_t seed = m.seed, key_seed = m.hash.seed();
     const unsigned char* const s = slots();
