@@ -108,7 +108,11 @@ class static_queries {
           s, l, fuse_codec<8>{},
           fuse_hash<fuse_scheme::folded>(hash_key(hasher::intmix_fn{key_seed}, key), seed));
     }
-    return may_contain_out_of_line<K>(key);
+    if constexpr (builtin_key<K>) {
+      return may_contain_pure<K>(key);
+    } else {
+      return may_contain_out_of_line<K>(key);
+    }
   }
 
   // Answers for many keys at once: hashes a batch, prefetches each key's three slots, then
@@ -186,9 +190,18 @@ class static_queries {
   using key_arg = std::conditional_t<std::is_arithmetic_v<K>, K, const K&>;
 
   // Every filter but may_contain's inline one, empty included: one call, then the probe inline.
-  // Pure (it only reads), so a caller's loop need not reload the filter's fields around it.
+  // Pure for bloomery's own key types (their hashing only reads), so a caller's loop need not
+  // reload the filter's fields around it; not for a user's key_hash, which may count its calls.
   template <hashable_key K>
-  [[gnu::noinline, gnu::pure]] bool may_contain_out_of_line(key_arg<K> key) const noexcept {
+  [[gnu::noinline, gnu::pure]] bool may_contain_pure(key_arg<K> key) const noexcept {
+    return probe_any<K>(key);
+  }
+  template <hashable_key K>
+  [[gnu::noinline]] bool may_contain_out_of_line(const K& key) const noexcept {
+    return probe_any<K>(key);
+  }
+  template <hashable_key K>
+  bool probe_any(key_arg<K> key) const noexcept {
     const static_meta& m = meta();
     if (m.layout.array_length == 0) return false;  // the empty set
     return with_fuse_types(m.layout, m.fingerprint_bits, fuse_scheme_of(m.hash.algorithm()),
