@@ -12,21 +12,10 @@
 
 #include "test_support.hpp"
 
-// A key type that counts how often it is turned into bytes for hashing.
-struct counted_key {
-  std::uint64_t id;
-};
-inline std::size_t counted_key_hashes = 0;
-template <>
-struct bloomery::key_hash<counted_key> {
-  std::uint64_t operator()(const counted_key& k) const {
-    ++counted_key_hashes;
-    return k.id;
-  }
-};
-
 using namespace bloomery;
 using namespace bloomery::support;
+using test::counted_key;
+using test::counted_key_hashes;
 
 namespace {
 

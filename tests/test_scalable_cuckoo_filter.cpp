@@ -18,19 +18,6 @@
 
 #include "test_support.hpp"
 
-// A key type that counts how often it is turned into bytes for hashing.
-struct counted_cuckoo_key {
-  std::uint64_t id;
-};
-inline std::size_t counted_cuckoo_key_hashes = 0;
-template <>
-struct bloomery::key_hash<counted_cuckoo_key> {
-  std::uint64_t operator()(const counted_cuckoo_key& k) const {
-    ++counted_cuckoo_key_hashes;
-    return k.id;
-  }
-};
-
 using namespace bloomery;
 
 namespace {
@@ -334,20 +321,20 @@ TEST(ScalableCuckoo, PositionsNestFromSubFilterToSubFilter) {
 
 TEST(ScalableCuckoo, EachKeyIsHashedOnce) {
   scalable_cuckoo_filter f({.initial_capacity = 30, .expansion = 2});
-  grow_with(f, counted_cuckoo_key{1}, 4);
-  counted_cuckoo_key_hashes = 0;
-  (void)f.may_contain(counted_cuckoo_key{2});
-  EXPECT_EQ(counted_cuckoo_key_hashes, 1u);
-  (void)f.count(counted_cuckoo_key{1});
-  EXPECT_EQ(counted_cuckoo_key_hashes, 2u);
-  (void)f.remove(counted_cuckoo_key{1});
-  EXPECT_EQ(counted_cuckoo_key_hashes, 3u);
-  (void)f.check_and_insert(counted_cuckoo_key{3});
-  EXPECT_EQ(counted_cuckoo_key_hashes, 4u);
-  const std::vector<counted_cuckoo_key> keys = {{1}, {2}, {3}, {4}, {5}};
+  grow_with(f, test::counted_key{1}, 4);
+  test::counted_key_hashes = 0;
+  (void)f.may_contain(test::counted_key{2});
+  EXPECT_EQ(test::counted_key_hashes, 1u);
+  (void)f.count(test::counted_key{1});
+  EXPECT_EQ(test::counted_key_hashes, 2u);
+  (void)f.remove(test::counted_key{1});
+  EXPECT_EQ(test::counted_key_hashes, 3u);
+  (void)f.check_and_insert(test::counted_key{3});
+  EXPECT_EQ(test::counted_key_hashes, 4u);
+  const std::vector<test::counted_key> keys = {{1}, {2}, {3}, {4}, {5}};
   std::vector<bool> out(keys.size());
   EXPECT_GE(f.may_contain_many(keys, out), 2u);
-  EXPECT_EQ(counted_cuckoo_key_hashes, 9u);
+  EXPECT_EQ(test::counted_key_hashes, 9u);
 }
 
 TEST(ScalableCuckoo, BadParametersNameTheValueAndTheRange) {

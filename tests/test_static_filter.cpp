@@ -24,20 +24,6 @@
 
 #include "test_support.hpp"
 
-// A key whose hash counts its calls: every query hashes the key (a user's key_hash may have
-// effects, so no call is merged away), whichever probe the filter takes.
-struct counting_static_key {
-  std::uint64_t id;
-};
-inline std::size_t counting_static_key_hashes = 0;
-template <>
-struct bloomery::key_hash<counting_static_key> {
-  std::uint64_t operator()(const counting_static_key& k) const {
-    ++counting_static_key_hashes;
-    return k.id;
-  }
-};
-
 // A key whose hash builds a static filter of its own: a build started inside another build on the
 // same thread (the construction's kept scratch must not be shared between the two).
 struct nesting_key {
@@ -536,19 +522,21 @@ TEST(StaticFilter, ABuildInsideABuildIsIndependent) {
   for (const auto& k : keys) ASSERT_TRUE(nested.may_contain(k));
 }
 
+// A user's key_hash may have effects, so every query hashes the key (no call is merged away),
+// whichever probe the filter takes.
 TEST(StaticFilter, EveryQueryHashesAUserKey) {
-  std::vector<counting_static_key> keys;
+  std::vector<test::counted_key> keys;
   for (std::uint64_t i = 0; i < 1000; ++i) keys.push_back({i});
   const auto inline8 = static_filter::build(keys, fingerprint_width::bits8);
   const auto packed = static_filter::build(keys, 0.01);
   ASSERT_EQ(packed.arity(), 4u);
   for (const static_filter* f : {&inline8, &packed}) {
-    const counting_static_key k{7};
-    counting_static_key_hashes = 0;
+    const test::counted_key k{7};
+    test::counted_key_hashes = 0;
     const bool a = f->may_contain(k);
     const bool b = f->may_contain(k);
     EXPECT_TRUE(a && b);
-    EXPECT_EQ(counting_static_key_hashes, 2u);
+    EXPECT_EQ(test::counted_key_hashes, 2u);
   }
 }
 

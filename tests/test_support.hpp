@@ -289,3 +289,20 @@ void expect_all_damage_rejected(const std::vector<std::byte>& bytes) {
 }
 
 }  // namespace bloomery::test
+
+namespace bloomery::test {
+// A key type whose hashing counts its calls (in counted_key_hashes): how often a filter turns a
+// user's key into bytes.
+struct counted_key {
+  std::uint64_t id;
+};
+inline std::size_t counted_key_hashes = 0;
+}  // namespace bloomery::test
+
+template <>
+struct bloomery::key_hash<bloomery::test::counted_key> {
+  std::uint64_t operator()(const bloomery::test::counted_key& k) const {
+    ++bloomery::test::counted_key_hashes;
+    return k.id;
+  }
+};
