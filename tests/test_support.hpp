@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -228,15 +229,17 @@ inline void reseal(std::vector<std::byte>& bytes) {
   detail::reseal(bytes);
 }
 
-// The little-endian field of type T at `offset` of a file image, and the image with that field
-// rewritten and the checksum recomputed.
+// The little-endian field of type T at `offset` of a file image (bloomery runs on little-endian
+// machines only, hash.hpp), and the image with that field rewritten and the checksum recomputed.
 template <class T>
 T field_at(const std::vector<std::byte>& bytes, std::size_t offset) {
-  return detail::get<T>(bytes.data() + offset);
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
 }
 template <class T>
 void rewrite_field(std::vector<std::byte>& bytes, std::size_t offset, T value) {
-  detail::put(bytes.data() + offset, value);
+  std::memcpy(bytes.data() + offset, &value, sizeof value);
   reseal(bytes);
 }
 
@@ -255,8 +258,7 @@ F expect_saved_copy(const F& f, const std::filesystem::path& path) {
 // the checksum recomputed, so that only the loader's checks of the value can catch the edit.
 template <class F, class T>
 std::string edited_image_error(std::vector<std::byte> image, std::size_t offset, T value) {
-  detail::put(image.data() + offset, value);
-  reseal(image);
+  rewrite_field(image, offset, value);
   return message_of<format_error>([&] { (void)deserialize<F>(image); });
 }
 

@@ -346,9 +346,9 @@ struct fuse_scratch {
   fuse_vector<std::uint8_t> order_index;  // which of its slots each peeled key owns
 
   std::uint64_t capacity_bytes() const noexcept {
-    return hashes.capacity() * 8 + sort_tmp.capacity() * 8 + degree.capacity() +
-           xor_hash.capacity() * 8 + stack.capacity() * 8 + order.capacity() * 8 +
-           order_index.capacity();
+    const std::uint64_t words = hashes.capacity() + sort_tmp.capacity() + xor_hash.capacity() +
+                                stack.capacity() + order.capacity();
+    return words * sizeof(std::uint64_t) + degree.capacity() + order_index.capacity();
   }
 };
 
