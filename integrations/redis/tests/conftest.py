@@ -90,7 +90,7 @@ class Server:
         if fake_memory is not None:
             self.env = dict(os.environ, LD_PRELOAD=os.environ["BLOOMERY_FAKE_MEMINFO"],
                             BLOOMERY_FAKE_MEMORY_BYTES=str(fake_memory))
-        self.port = None
+        self.port = self.bus_port = None
         self.proc = None
         self.start()
 
@@ -98,11 +98,18 @@ class Server:
         # The port may be taken between free_port() and the server's bind: try a few.
         for _ in range(5):
             self.port = self.port or free_port()
+            # A cluster node's bus port defaults to its port + 10000, which does not exist for
+            # a free port above 55535 (about a fifth of Linux's ephemeral range: the server
+            # exits) and may be taken: a node gets a free bus port of its own.
+            bus = []
+            if "--cluster-enabled" in self.extra:
+                self.bus_port = self.bus_port or free_port()
+                bus = ["--cluster-port", str(self.bus_port)]
             log = open(os.path.join(self.dir, "redis.log"), "ab")
             self.proc = subprocess.Popen(
                 [SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
                  "--loadmodule", MODULE, *self.module_args, "--save", "", "--daemonize", "no",
-                 "--protected-mode", "no"] + self.extra,
+                 "--protected-mode", "no", *bus] + self.extra,
                 stdout=log, stderr=subprocess.STDOUT, env=self.env,
                 preexec_fn=lambda: _server_limits(self.address_space))
             log.close()
@@ -110,8 +117,10 @@ class Server:
             if self._wait_ready():
                 return
             self.stop()
-            self.port = None
-        raise RuntimeError("redis-server did not start; see " + os.path.join(self.dir, "redis.log"))
+            self.port = self.bus_port = None
+        with open(os.path.join(self.dir, "redis.log"), errors="replace") as log:
+            tail = log.read()[-4000:]  # the directory may be gone by the time anyone looks
+        raise RuntimeError(f"redis-server did not start in 5 tries; its log ends:\n{tail}")
 
     def _wait_ready(self):
         deadline = time.monotonic() + 20
