@@ -38,6 +38,18 @@ struct bloomery::key_hash<nesting_key> {
   }
 };
 
+// A key whose hash asks to free the thread's kept scratch in the middle of a build.
+struct releasing_key {
+  std::uint64_t id;
+};
+template <>
+struct bloomery::key_hash<releasing_key> {
+  std::uint64_t operator()(const releasing_key& k) const {
+    bloomery::static_filter::release_build_scratch();
+    return k.id;  // hashed as the integer itself, as nesting_key is
+  }
+};
+
 using namespace bloomery;
 using namespace bloomery::support;
 
@@ -520,6 +532,29 @@ TEST(StaticFilter, ABuildInsideABuildIsIndependent) {
   const auto plain = static_filter::build(ids, 0.01);
   EXPECT_EQ(nested, plain);
   for (const auto& k : keys) ASSERT_TRUE(nested.may_contain(k));
+}
+
+// A thread's kept scratch can be given back; what a build holds is never freed under it, even when
+// a key's hash asks from inside the build (a freed array would be used after free: ASan's stage).
+TEST(StaticFilter, KeptBuildScratchCanBeReleased) {
+  std::thread([] {
+    EXPECT_EQ(static_filter::kept_build_scratch_bytes(), 0u);
+    const auto ids = present_keys(100'000, 12);
+    const auto first = static_filter::build(ids, 0.01);
+    const std::uint64_t kept = static_filter::kept_build_scratch_bytes();
+    EXPECT_GT(kept, 100'000u * 20);  // about 27 bytes a key
+    EXPECT_LE(kept, std::uint64_t{32} << 20);
+
+    static_filter::release_build_scratch();
+    EXPECT_EQ(static_filter::kept_build_scratch_bytes(), 0u);
+    EXPECT_EQ(static_filter::build(ids, 0.01), first);
+    EXPECT_EQ(static_filter::kept_build_scratch_bytes(), kept);
+
+    std::vector<releasing_key> keys;
+    for (const auto id : ids) keys.push_back({id});
+    EXPECT_EQ(static_filter::build(keys, 0.01), first);
+    EXPECT_EQ(static_filter::kept_build_scratch_bytes(), kept);
+  }).join();
 }
 
 // A user's key_hash may have effects, so every query hashes the key (no call is merged away),

@@ -249,6 +249,15 @@ class static_filter : public detail::static_queries<static_filter>, public detai
                       std::ldexp(1.0, -static_cast<int>(bits)), std::move(h));
   }
 
+  // The construction scratch the calling thread keeps for its next build, in bytes: 0 before
+  // its first build and after release_build_scratch(), at most 32 MiB after a build returns.
+  static std::uint64_t kept_build_scratch_bytes() noexcept {
+    return detail::fuse_scratch_lease::kept_bytes();
+  }
+  // Frees that scratch, for a thread done building filters for a while; its next build
+  // allocates afresh. From inside a build on the same thread (a key hash), it frees nothing.
+  static void release_build_scratch() noexcept { detail::fuse_scratch_lease::release(); }
+
   // What build() would cost for `t.capacity` distinct keys at `t.fpr`, without building.
   static filter_plan plan(target t) {
     detail::check_capacity(t.capacity);

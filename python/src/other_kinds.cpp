@@ -104,6 +104,12 @@ memory accesses per query, and immutable: no add, no remove, no union.)",
       },
       py::arg("keys"), py::arg("fpr"), py::kw_only(), py::arg("seed") = py::none(),
       py::arg("keyed") = false, build_doc);
+  fixed.def_static("kept_build_scratch_bytes", &bloomery::static_filter::kept_build_scratch_bytes,
+                   R"(Bytes of construction scratch the calling thread keeps for its next
+``build`` (at most 32 MiB; 0 before its first build and after ``release_build_scratch()``).)");
+  fixed.def_static("release_build_scratch", &bloomery::static_filter::release_build_scratch,
+                   R"(Frees the construction scratch the calling thread keeps, for a program done
+building filters for a while; the next ``build`` allocates afresh.)");
 }
 
 }  // namespace bloomery_py

@@ -2,6 +2,7 @@
 operators, statistics, copies, and what is deliberately not defined."""
 
 import array
+import concurrent.futures
 import copy
 import sys
 
@@ -173,6 +174,22 @@ def test_static_filter_builds_from_a_buffer():
     f = bloomery.StaticFilter.build(keys, 0.01)
     assert f.contains_many(keys).all() and f.capacity == len(keys)
     assert bloomery.StaticFilter.build(keys[::2], 0.01).contains_many(keys[::2]).all()
+
+
+def test_static_build_scratch_is_kept_and_released():
+    def on_a_new_thread():
+        assert bloomery.StaticFilter.kept_build_scratch_bytes() == 0
+        keys = [f"k{i}" for i in range(50_000)]
+        first = bloomery.StaticFilter.build(keys, 0.01)
+        kept = bloomery.StaticFilter.kept_build_scratch_bytes()
+        assert 50_000 * 20 < kept <= 32 << 20
+        bloomery.StaticFilter.release_build_scratch()
+        assert bloomery.StaticFilter.kept_build_scratch_bytes() == 0
+        assert bytes(bloomery.StaticFilter.build(keys, 0.01)) == bytes(first)
+        return True
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a thread of its own: none kept yet
+        assert pool.submit(on_a_new_thread).result()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -375,6 +375,14 @@ class fuse_scratch_lease {
   fuse_scratch_lease& operator=(const fuse_scratch_lease&) = delete;
   fuse_scratch& get() noexcept { return kept_ ? slot().scratch : own_; }
 
+  // The calling thread's kept scratch, in bytes of capacity.
+  static std::uint64_t kept_bytes() noexcept { return slot().scratch.capacity_bytes(); }
+  // Frees the calling thread's kept scratch, unless a build on this thread is using it (a key
+  // hash that releases from inside a build): that build's lease decides when it ends.
+  static void release() noexcept {
+    if (!slot().in_use) slot().scratch = {};
+  }
+
  private:
   struct thread_slot {
     fuse_scratch scratch;
