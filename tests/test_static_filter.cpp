@@ -592,6 +592,11 @@ TEST(StaticFilter, BuildsOnOneThreadEqualBuildsOnFreshThreads) {
   };
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const static_filter here = builds[i]();
+    const std::uint64_t kept = static_filter::kept_build_scratch_bytes();
+    EXPECT_LE(kept, std::uint64_t{32} << 20) << "build " << i;
+    if (here.key_count() > 1'000'000) {
+      EXPECT_EQ(kept, 0u) << "scratch past the cap is freed when its build ends";
+    }
     static_filter fresh;
     std::thread([&] { fresh = builds[i](); }).join();
     EXPECT_EQ(here, fresh) << "build " << i;
